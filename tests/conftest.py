@@ -1,0 +1,28 @@
+"""Shared test fixtures.
+
+`shared_photos` points at the read-only real-photo set beside the checkout (../shared/data/tray-d6-photos);
+tests that need it skip cleanly when a user cloned the project without it. The few photos the suite always
+needs are copied into tests/data/ with their licence.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_DATA = REPO / "tests" / "data"
+SHARED_PHOTOS = REPO.parent / "shared" / "data" / "tray-d6-photos"
+
+
+@pytest.fixture
+def shared_photos() -> Path:
+    if not (SHARED_PHOTOS / "split_test.txt").is_file():
+        pytest.skip("../shared/data/tray-d6-photos is not present beside this checkout")
+    return SHARED_PHOTOS
+
+
+@pytest.fixture
+def test_data() -> Path:
+    return TEST_DATA

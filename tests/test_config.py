@@ -1,0 +1,59 @@
+from pathlib import Path
+
+import pytest
+
+from companion.config import Config, load_config, parse_config
+from companion.errors import ConfigError
+
+SHIPPED = Path(__file__).resolve().parent.parent / "systemd" / "config.toml"
+
+
+def test_empty_file_gives_the_defaults():
+    assert parse_config("") == Config()
+
+
+def test_the_shipped_config_is_valid_and_matches_the_defaults():
+    assert load_config(SHIPPED) == Config()
+
+
+def test_values_are_read_and_typed():
+    cfg = parse_config("""
+[game]
+kind = "excape"
+players = ["Ann", "Bob", "Cid", "Dee"]
+options = {goal = 25}
+[buttons]
+hold_seconds = 2
+[camera]
+tray = [10, 20, 600, 400]
+[display]
+driver = "ssd1306"
+i2c_address = 0x3D
+""")
+    assert cfg.game.kind == "excape"
+    assert cfg.game.players == ("Ann", "Bob", "Cid", "Dee")
+    assert cfg.game.options == {"goal": 25}
+    assert cfg.buttons.hold_seconds == 2.0
+    assert cfg.camera.tray == (10, 20, 600, 400)
+    assert cfg.display.i2c_address == 0x3D
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[buttons]\nreroll_pin = 5", "unknown key 'reroll_pin' in \\[buttons\\]"),
+    ("[screen]\nx = 1", "unknown section \\[screen\\]"),
+    ("[buttons]\nstop = \"17\"", "\\[buttons\\] stop = '17' has the wrong type; expected a whole number"),
+    ("[buttons]\nstop = 40", "not a BCM GPIO pin"),
+    ("[display]\ndriver = \"ssd1309\"", "expected one of: sh1106, ssd1306"),
+    ("[camera]\ntray = [1, 2, 3]", "must be \\[x, y, width, height\\]"),
+    ("[game]\nkind = \"yahtzee\"", "expected one of: mex, excape, rapido"),
+    ("[buttons]\nhold_seconds = 0", "more than 0 seconds"),
+    ("[buttons\nstop = 1", "not valid TOML"),
+])
+def test_bad_config_is_a_specific_error(text, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(text, source="test.toml")
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read the config file"):
+        load_config(tmp_path / "nope.toml")

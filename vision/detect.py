@@ -1,0 +1,221 @@
+"""Find the dice in a tray frame: segmentation by difference from the tray, then blob splitting and shape priors.
+
+The tray is whatever most of the frame looks like locally, so the background is estimated by a wide median on a
+downscaled copy (dice cover a small part of any window that wide). A pixel is foreground when its colour differs
+from that background or when it sits among strong local edges (pips and die outlines, which also catch white dice
+on a white tray). Touching dice are split at the saddle of the distance transform. What comes out are
+*candidates*: the face classifier (vision.recognise) has a "not a die" class that rejects tray marks and clutter.
+
+All work happens at WORK_WIDTH pixels wide (the caller scales frames to it), so thresholds are in those pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.errors import DiceCompanionError
+
+WORK_WIDTH = 640            # frames are read at this width; dice are ~25-60 px wide there
+_BG_DOWNSCALE = 4           # the background is estimated at 1/4 size ...
+_BG_MEDIAN = 31             # ... with a 31 px median there (~124 px at work size: several dice wide)
+_COLOUR_THRESHOLD = 22.0    # Lab distance from the tray that marks a die
+_LIGHT_WEIGHT, _SHADOW_WEIGHT = 0.5, 0.3   # weights of a lighter / darker L than the tray's (shading, shadows)
+_EDGE_THRESHOLD = 40.0      # Sobel magnitude of the gray image that marks a die's outline or pips
+_MIN_SIDE, _MAX_SIDE = 14.0, 90.0   # plausible die side at work size (real dice are 21-69 px)
+_WALL_LENGTH = 101          # foreground this long and straight is a tray wall, not dice
+_DEFAULT_SIDE = 38.0        # die side assumed when no blob in the frame looks like a single die
+_SEVERAL_AREA = 1.7         # a blob this many typical dice big holds more than one die
+_SEVERAL_ASPECT = 1.45      # ... as does one this elongated
+_SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorly (L shapes)
+_HALF_AREA = 0.35           # a split is kept only if each part is at least this much of a typical die
+_MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled
+
+
+class TrayRegionError(DiceCompanionError):
+    """The calibrated tray region does not fit the frame."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One blob that may be a die, in work-size pixels."""
+
+    box: tuple[int, int, int, int]                                   # x, y, w, h (axis-aligned)
+    rect: tuple[tuple[float, float], tuple[float, float], float]     # cv2.minAreaRect: centre, size, angle
+    fill: float                                                      # blob area / rect area
+    touches_edge: bool                                               # the blob meets the frame or tray edge
+
+    @property
+    def side(self) -> float:
+        return float(np.sqrt(self.rect[1][0] * self.rect[1][1]))
+
+    @property
+    def squareness(self) -> float:
+        w, h = self.rect[1]
+        return float(min(w, h) / max(w, h, 1e-6))
+
+
+def _tray_mask(shape: tuple[int, int], tray: tuple[int, int, int, int] | None) -> np.ndarray:
+    h, w = shape
+    mask = np.zeros((h, w), np.uint8)
+    if tray is None:
+        mask[:] = 255
+        return mask
+    x, y, tw, th = (int(v) for v in tray)
+    if tw <= 0 or th <= 0 or x < 0 or y < 0 or x + tw > w or y + th > h:
+        raise TrayRegionError(f"tray region {tray} (x, y, w, h) does not fit inside the {w}x{h} work frame")
+    mask[y:y + th, x:x + tw] = 255
+    return mask
+
+
+def foreground_mask(image: np.ndarray) -> np.ndarray:
+    """255 where the pixel probably belongs to a die, else 0 (work-size BGR image in)."""
+    h, w = image.shape[:2]
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
+    small = cv2.resize(lab, (w // _BG_DOWNSCALE, h // _BG_DOWNSCALE), interpolation=cv2.INTER_AREA)
+    background = cv2.resize(cv2.medianBlur(small, _BG_MEDIAN), (w, h), interpolation=cv2.INTER_LINEAR)
+    diff = lab.astype(np.float32) - background.astype(np.float32)
+    # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
+    lightness = np.where(diff[..., 0] < 0, _SHADOW_WEIGHT, _LIGHT_WEIGHT) * diff[..., 0]
+    dist = cv2.sqrt(lightness ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    colour = (dist > _COLOUR_THRESHOLD).astype(np.uint8) * 255
+
+    gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
+    gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
+    gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
+    edges = ((cv2.convertScaleAbs(gx).astype(np.uint16) + cv2.convertScaleAbs(gy)) > _EDGE_THRESHOLD)
+    edges = edges.astype(np.uint8) * 255
+    # Edges alone are thin lines: close them so a die's outline and pips fill its face.
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+
+    mask = cv2.bitwise_or(colour, edges)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    # Tray walls and box rims are long straight strips that dice lean against: take them out so the dice
+    # beside them stay separate blobs (no die row is _WALL_LENGTH px of solid foreground).
+    walls = cv2.bitwise_or(
+        cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (_WALL_LENGTH, 1))),
+        cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, _WALL_LENGTH))))
+    mask = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(walls, np.ones((3, 3), np.uint8))))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    return _fill_small_holes(mask)
+
+
+def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
+    """Fill die-sized holes (a pale face inside its outline), never a whole tray inside its rim."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return mask
+    filled = mask.copy()
+    holes = [c for c, h in zip(contours, hierarchy[0], strict=True)
+             if h[3] >= 0 and cv2.contourArea(c) < _MAX_SIDE * _MAX_SIDE]
+    cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def _kmeans_parts(points: np.ndarray, k: int, iterations: int = 8) -> np.ndarray:
+    """Deterministic k-means on pixel coordinates (farthest-point start): a label per point."""
+    centres = [points.mean(axis=0)]
+    first = points[np.argmax(((points - centres[0]) ** 2).sum(axis=1))]
+    centres = [first]
+    nearest = ((points - first) ** 2).sum(axis=1)
+    for _ in range(1, k):
+        nxt = points[np.argmax(nearest)]
+        centres.append(nxt)
+        nearest = np.minimum(nearest, ((points - nxt) ** 2).sum(axis=1))
+    c = np.array(centres, np.float32)
+    labels = np.zeros(len(points), np.int32)
+    for _ in range(iterations):
+        d = ((points[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+        labels = np.argmin(d, axis=1)
+        for j in range(k):
+            members = points[labels == j]
+            if len(members):
+                c[j] = members.mean(axis=0)
+    return labels
+
+
+def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
+    """A blob is several dice when it is long, L-shaped/ragged, or much bigger than one die."""
+    area = float(np.count_nonzero(blob))
+    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return False
+    (_, _), (rw, rh), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    aspect = max(rw, rh) / max(min(rw, rh), 1.0)
+    fill = area / max(rw * rh, 1.0)
+    return area > _SEVERAL_AREA * die_area or (area > _HALF_AREA * die_area * 2 and (
+        aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL))
+
+
+def _split_touching(blob: np.ndarray, die_area: float, depth: int = 0) -> list[np.ndarray]:
+    """Split a blob covering several touching dice into die-sized parts by repeated 2-means on its pixels."""
+    if depth >= 4 or not _looks_like_several(blob, die_area):
+        return [blob]
+    ys, xs = np.nonzero(blob)
+    points = np.stack([xs, ys], axis=1).astype(np.float32)
+    labels = _kmeans_parts(points, 2)
+    parts = []
+    for j in range(2):
+        part = np.zeros_like(blob)
+        part[ys[labels == j], xs[labels == j]] = 255
+        # The cut between two dice leaves thin bridges: open before judging and splitting further.
+        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        parts.append(part)
+    if min(np.count_nonzero(p) for p in parts) < _HALF_AREA * die_area:
+        return [blob]
+    return [piece for part in parts for piece in _split_touching(part, die_area, depth + 1)]
+
+
+def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarray) -> Candidate | None:
+    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    contour = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(contour)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    if min(rw, rh) < _MIN_SIDE or max(rw, rh) > _MAX_SIDE * 1.5:
+        return None
+    fill = area / max(rw * rh, 1.0)
+    x, y, w, h = cv2.boundingRect(contour)
+    ox, oy = offset
+    fh, fw = region.shape
+    x0, y0 = x + ox, y + oy
+    touches = bool(x0 <= 1 or y0 <= 1 or x0 + w >= fw - 1 or y0 + h >= fh - 1
+                   or region[max(y0 - 2, 0):y0 + h + 2, max(x0 - 2, 0):x0 + w + 2].min() == 0)
+    return Candidate(box=(x0, y0, w, h), rect=((cx + ox, cy + oy), (rw, rh), angle), fill=float(fill),
+                     touches_edge=touches)
+
+
+def _typical_die_area(stats: np.ndarray) -> float:
+    """The area of one die in this frame: the median of the blobs shaped like a single die."""
+    singles = []
+    for _x, _y, w, h, area in stats[1:]:
+        side = max(w, h)
+        if _MIN_SIDE <= side <= _MAX_SIDE and min(w, h) / side > 0.6 and area / (w * h) > 0.55:
+            singles.append(area)
+    if len(singles) >= 1:
+        return float(np.median(singles))
+    return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9
+
+
+def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+    """Blobs that may be dice in a work-size BGR frame, restricted to the tray region (x, y, w, h) if given."""
+    region = _tray_mask(image.shape[:2], tray)
+    mask = cv2.bitwise_and(foreground_mask(image), region)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    die_area = _typical_die_area(stats)
+    candidates: list[Candidate] = []
+    for i in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if max(w, h) < _MIN_SIDE or area < 0.3 * die_area:
+            continue
+        if area > 14 * die_area:
+            continue    # a tray wall or a whole arm: nothing die-like to split out of it
+        blob = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
+        for part in _split_touching(blob, die_area):
+            candidate = _candidate_from(part, (x, y), region)
+            if candidate is not None and candidate.fill >= _MIN_FILL:
+                candidates.append(candidate)
+    return candidates

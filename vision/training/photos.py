@@ -1,0 +1,83 @@
+"""Load the real-photo set (../shared/data/tray-d6-photos): images, YOLO labels, train/test split.
+
+Used by the training scripts and the benchmark; never at run time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tray-d6-photos"
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    label: str                          # "1".."6"
+    box: tuple[int, int, int, int]      # x, y, w, h in image pixels
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+    def load(self) -> np.ndarray:
+        image = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"cannot read photo {self.path}")
+        return image
+
+
+def read_labels(label_file: Path, width: int, height: int) -> tuple[LabelledDie, ...]:
+    dice = []
+    for line in label_file.read_text().split("\n"):
+        if not line.strip():
+            continue
+        cls, cx, cy, w, h = line.split()
+        bw, bh = float(w) * width, float(h) * height
+        x, y = float(cx) * width - bw / 2, float(cy) * height - bh / 2
+        dice.append(LabelledDie(str(int(cls) + 1), (round(x), round(y), round(bw), round(bh))))
+    return tuple(dice)
+
+
+def load_split(split: str, root: Path = DEFAULT_PHOTOS) -> list[LabelledPhoto]:
+    """Photos of split "train" or "test", with their labelled dice (the photos are 640x640)."""
+    names = [n.strip() for n in (root / f"split_{split}.txt").read_text().split("\n") if n.strip()]
+    photos = []
+    for name in names:
+        stem = Path(name).stem
+        photos.append(LabelledPhoto(root / "images" / f"{stem}.jpg",
+                                    read_labels(root / "labels" / f"{stem}.txt", 640, 640)))
+    return photos
+
+
+def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    ix = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    iy = max(0, min(ay + ah, by + bh) - max(ay, by))
+    inter = ix * iy
+    union = aw * ah + bw * bh - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match_boxes(found: list[tuple[int, int, int, int]], truth: list[tuple[int, int, int, int]],
+                min_iou: float = 0.3) -> dict[int, int]:
+    """Greedy one-to-one matching, best IoU first: {found index: truth index}."""
+    pairs = sorted(((iou(f, t), i, j) for i, f in enumerate(found) for j, t in enumerate(truth)), reverse=True)
+    used_f: set[int] = set()
+    used_t: set[int] = set()
+    matches: dict[int, int] = {}
+    for score, i, j in pairs:
+        if score < min_iou:
+            break
+        if i in used_f or j in used_t:
+            continue
+        matches[i] = j
+        used_f.add(i)
+        used_t.add(j)
+    return matches

@@ -1,0 +1,44 @@
+"""What the screens show and ask: outcome notes of an event, and what the rules wait for next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Note:
+    """One outcome of an applied event: a stable `code` for the program, a `text` for people."""
+
+    code: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the rules wait for now.
+
+    kind: "roll" (the tray must read a throw), "choice" (a button), "count" (Mex tie-break chooser), "over".
+    actions: the table-log words legal now ("roll", "reroll", "stop", "end-round", "count pips", "place 3", ...).
+    """
+
+    actor: str | None
+    kind: str
+    actions: frozenset[str] = field(default_factory=frozenset)
+
+    def to_json(self) -> dict[str, object]:
+        return {"actor": self.actor, "kind": self.kind, "actions": sorted(self.actions, key=_action_order)}
+
+
+_ACTION_ORDER = ("roll", "reroll", "stop", "end-round", "count pips", "count mex", "place")
+
+
+def _action_order(action: str) -> tuple[int, str]:
+    word = action.split()[0] if action.startswith("place") else action
+    return (_ACTION_ORDER.index(word) if word in _ACTION_ORDER else len(_ACTION_ORDER), action)
+
+
+def names_and(names: list[str] | tuple[str, ...]) -> str:
+    """"Ann", "Ann and Bob", "Ann, Bob and Cid"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -14,7 +14,7 @@ from pathlib import Path
 from companion.rules import Game, LogError, RuleError
 from companion.rules.excape import ExcapeState
 from companion.rules.mex import MexState
-from companion.rules.tablelog import iter_log_lines
+from companion.rules.tablelog import parse_line, parse_setup, strip_comment
 from companion.rules.values import excape_display
 
 
@@ -29,28 +29,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def replay_text(text: str) -> tuple[Game | None, LogError | None]:
-    """Apply a log; returns the game reached and the error that stopped it (None when every line applied)."""
-    try:
-        setup, numbered = iter_log_lines(text)
-    except LogError as err:
-        # A syntax error after the game line still lets the lines before it be replayed.
-        return _replay_until(text, err), err
-    game = Game.new(setup)
-    for line_no, event in numbered:
+    """Apply a log line by line; returns the game reached and the error that stopped it (None when all applied).
+
+    The game is None only when the `game` line itself is missing or wrong.
+    """
+    game: Game | None = None
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not strip_comment(line):
+            continue
         try:
-            game = game.apply(event)
+            if game is None:
+                game = Game.new(parse_setup(line))
+                continue
+            event = parse_line(line)
+            if event is not None:
+                game = game.apply(event)
         except RuleError as err:
             return game, LogError(line_no, str(err))
+    if game is None:
+        return None, LogError(1, "the log has no game line; expected a first line like 'game mex players=Ann,Bob'")
     return game, None
-
-
-def _replay_until(text: str, err: LogError) -> Game | None:
-    head = "\n".join(text.splitlines()[: err.line_no - 1])
-    try:
-        game, _ = replay_text(head)
-    except LogError:
-        return None
-    return game
 
 
 def summary(game: Game) -> str:

@@ -1,5 +1,7 @@
 """Optional buzzer and LED: a beep for "ok", "error" and "win", and an LED the app can switch.
 
+`signal(happening)` maps what the controller reports ("roll", "reroll", "new_game", "lose", "win") to those.
+
 Both are extras: pin 0 or None means the part is not fitted and every call does nothing. Beep patterns run on
 gpiozero's background blink thread, so `beep()` returns at once and never holds up the app's loop; a fault while
 the game is running is logged, never raised, because a silent buzzer must not stop a game.
@@ -26,6 +28,16 @@ BEEP_PATTERNS: dict[str, tuple[float, float, int]] = {
 }
 
 
+# What the app reports happened -> the beep it makes. A win also lights the LED; a new game puts it out.
+BEEP_FOR_HAPPENING: dict[str, str] = {
+    "roll": "ok",
+    "reroll": "ok",
+    "new_game": "ok",
+    "lose": "error",
+    "win": "win",
+}
+
+
 def _check_kind(kind: str) -> None:
     if kind not in SIGNAL_KINDS:
         raise HardwareError(f"unknown beep {kind!r}; expected one of: {', '.join(SIGNAL_KINDS)}")
@@ -41,13 +53,25 @@ def _optional_pin(pin: int | None, part: str) -> int | None:
 
 
 class Signals:
-    """What the app calls: `beep(kind)` with kind "ok", "error" or "win"; `led(on)`; `close()`."""
+    """What the app calls: `beep(kind)` with kind "ok", "error" or "win"; `led(on)`; `signal(happening)`;
+    `close()`."""
 
     def beep(self, kind: str) -> None:
         raise NotImplementedError
 
     def led(self, on: bool) -> None:
         raise NotImplementedError
+
+    def signal(self, happening: str) -> None:
+        """Beep (and light the LED) for something that happened in the game: a key of BEEP_FOR_HAPPENING."""
+        if happening not in BEEP_FOR_HAPPENING:
+            raise HardwareError(f"unknown happening {happening!r} to signal; expected one of: "
+                                f"{', '.join(BEEP_FOR_HAPPENING)}")
+        self.beep(BEEP_FOR_HAPPENING[happening])
+        if happening == "win":
+            self.led(True)
+        elif happening == "new_game":
+            self.led(False)
 
     def close(self) -> None:
         """Switch everything off and release the pins; safe to call more than once."""

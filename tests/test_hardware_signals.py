@@ -105,6 +105,16 @@ def test_twin_records_calls_in_order() -> None:
     assert twin.led_on is False
 
 
+def test_happenings_map_to_beeps_and_the_win_light() -> None:
+    twin = SignalTwin()
+    for happening in ("new_game", "roll", "reroll", "lose", "win"):
+        twin.signal(happening)
+    assert twin.calls == [("beep", "ok"), ("led", False), ("beep", "ok"), ("beep", "ok"), ("beep", "error"),
+                          ("beep", "win"), ("led", True)]
+    with pytest.raises(HardwareError, match="unknown happening 'tie'"):
+        twin.signal("tie")
+
+
 def test_bad_settings_and_kinds_are_clear_errors(factory: MockFactory) -> None:
     with pytest.raises(HardwareError, match="unknown beep 'tada'; expected one of: ok, error, win"):
         SignalTwin().beep("tada")

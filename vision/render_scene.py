@@ -1,0 +1,200 @@
+"""Everything in a virtual tray photo that is not a die: the tray, the light, a hand, and the camera's sensor.
+
+Kept apart from the die drawing so a sequence of frames can share one tray and one light while the dice move.
+All images here are float32 BGR in 0..255 until `finish_frame` turns them into what a camera delivers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.render_die import RenderError
+
+# Tray surfaces: name -> (light or dark, base BGR colours to choose from).
+TRAY_SURFACES: dict[str, tuple[str, tuple[tuple[int, int, int], ...]]] = {
+    "card": ("light", ((222, 224, 226), (205, 208, 210), (232, 230, 225), (196, 200, 204))),
+    "felt": ("dark", ((40, 85, 30), (95, 45, 25), (35, 32, 30), (40, 30, 100), (70, 60, 55))),
+    "wood": ("dark", ((40, 75, 120), (55, 95, 150), (30, 50, 80), (85, 130, 175))),
+}
+SKIN_TONES = ((150, 175, 225), (120, 150, 210), (95, 125, 180), (70, 95, 150), (45, 65, 105))
+
+
+@dataclass(frozen=True)
+class TrayLook:
+    surface: str                       # a TRAY_SURFACES key
+    colour: tuple[float, float, float]
+    floor: tuple[int, int, int, int]   # x, y, w, h of the floor in tray coordinates; outside it are walls
+    wall_width: int
+
+
+def tray_surface(rng: np.random.Generator, surface: str, size: tuple[int, int], full_floor: bool) -> TrayLook:
+    width, height = size
+    base = TRAY_SURFACES[surface][1]
+    colour = np.asarray(base[rng.integers(len(base))], np.float64) + rng.normal(0, 6, 3)
+    if full_floor:
+        return TrayLook(surface, tuple(colour.clip(0, 255)), (0, 0, width, height), 0)
+    wall = int(rng.uniform(0.03, 0.06) * width)
+    left, right = (int(rng.uniform(0.0, 0.06) * width) + wall for _ in range(2))
+    top, bottom = (int(rng.uniform(0.0, 0.06) * height) + wall for _ in range(2))
+    return TrayLook(surface, tuple(colour.clip(0, 255)), (left, top, width - left - right, height - top - bottom),
+                    wall)
+
+
+def _noise_field(rng: np.random.Generator, height: int, width: int, cells: tuple[int, int]) -> np.ndarray:
+    coarse = rng.standard_normal(cells).astype(np.float32)
+    return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+def draw_tray(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -> np.ndarray:
+    """The empty tray seen straight from above, in tray-floor coordinates."""
+    width, height = size
+    colour = np.asarray(look.colour, np.float32)
+    fine = rng.standard_normal((height, width), dtype=np.float32)
+    blotches = _noise_field(rng, height, width, (6, 8))
+    if look.surface == "card":
+        grain = cv2.addWeighted(fine, 2.5, blotches, 3.0, 0)
+    elif look.surface == "felt":
+        # Felt: fibres are short bright/dark streaks a pixel or two long.
+        grain = cv2.addWeighted(cv2.GaussianBlur(fine, (3, 3), 0.7), 9.0, blotches, 5.0, 0)
+    else:
+        angle = rng.uniform(0, np.pi)
+        along = (np.arange(width, dtype=np.float32)[None, :] * np.float32(np.cos(angle))
+                 + np.arange(height, dtype=np.float32)[:, None] * np.float32(np.sin(angle)))
+        warp = _noise_field(rng, height, width, (4, 5)) * np.float32(rng.uniform(8, 20))
+        period = rng.uniform(8, 24) * width / 640
+        rings = np.sin((along + warp) * np.float32(2 * np.pi / period))
+        figure = 0.6 + 0.4 * _noise_field(rng, height, width, (3, 3))
+        grain = cv2.addWeighted(rings * figure, rng.uniform(3.0, 7.0), fine, 3.0, 0)
+    # grain is in grey levels around the surface colour.
+    relief = cv2.merge([grain * np.float32(c / 128.0) for c in colour])
+    tray = relief + colour
+    x, y, w, h = look.floor
+    if look.wall_width:
+        # Walls: a darker band in shadow around the floor, then the table beyond the tray's rim.
+        ww = look.wall_width
+        wall_factor = rng.uniform(0.35, 0.75) if look.surface == "card" else 0.6
+        framed = tray * np.float32(wall_factor)
+        framed[y:y + h, x:x + w] = tray[y:y + h, x:x + w]
+        table = (np.float32(rng.uniform(170, 235)) + rng.normal(0, 4, 3)).astype(np.float32)
+        outer = np.ones((height, width), bool)
+        outer[max(0, y - ww):y + h + ww, max(0, x - ww):x + w + ww] = False
+        framed[outer] = table + relief[outer] * np.float32(0.3)
+        tray = cv2.GaussianBlur(framed, (0, 0), 1.2)
+    return tray
+
+
+def light_field(rng: np.random.Generator, size: tuple[int, int], unevenness: float) -> np.ndarray:
+    """Per-pixel BGR gain: a tint, a gradient across the tray and a vignette, scaled by `unevenness` (0..1).
+
+    Light varies slowly, so it is computed on a coarse grid and scaled up.
+    """
+    width, height = size
+    cw, ch = max(2, width // 8), max(2, height // 8)
+    xs = ((np.arange(cw, dtype=np.float32) + 0.5) / cw - 0.5)[None, :]
+    ys = ((np.arange(ch, dtype=np.float32) + 0.5) / ch - 0.5)[:, None] * (height / width)
+    direction = rng.uniform(0, 2 * np.pi)
+    gradient = 1 + unevenness * rng.uniform(0.15, 0.45) * (xs * np.cos(direction) + ys * np.sin(direction))
+    vignette = 1 - unevenness * rng.uniform(0.1, 0.5) * (xs ** 2 + ys ** 2) * 2
+    spot_x, spot_y = rng.uniform(-0.4, 0.4, 2)
+    spot = 1 + unevenness * rng.uniform(0, 0.15) * np.exp(-((xs - spot_x) ** 2 + (ys - spot_y) ** 2) / 0.05)
+    gain = (gradient * vignette * spot * rng.uniform(0.85, 1.1)).astype(np.float32)
+    tint = (1 + rng.normal(0, 0.035, 3)).astype(np.float32)
+    coarse = gain[..., None] * tint[None, None, :]
+    return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def hand_mask(rng: np.random.Generator, size: tuple[int, int], reach: float | None = None,
+              edge: int | None = None, entry: float | None = None) -> np.ndarray:
+    """Coverage (float32 0..1) of a hand and forearm reaching into the frame from one edge.
+
+    reach: how far the fingertips get into the frame (fraction of the way across), edge 0..3 = left, top,
+    right, bottom, entry: where along that edge the arm comes in (0..1). Unset ones are random.
+    """
+    width, height = size
+    scale = width / 640
+    edge = int(rng.integers(4)) if edge is None else edge
+    reach = rng.uniform(0.3, 0.6) if reach is None else reach
+    entry = rng.uniform(0.25, 0.75) if entry is None else entry
+    # Arm axis from outside the frame inwards.
+    if edge in (0, 2):
+        start = np.array([-0.3 * width if edge == 0 else 1.3 * width, entry * height])
+        inward = np.array([1.0 if edge == 0 else -1.0, 0.0])
+        across = width
+    else:
+        start = np.array([entry * width, -0.3 * height if edge == 1 else 1.3 * height])
+        inward = np.array([0.0, 1.0 if edge == 1 else -1.0])
+        across = height
+    bend = rng.uniform(-0.35, 0.35)
+    direction = inward * np.cos(bend) + np.array([-inward[1], inward[0]]) * np.sin(bend)
+    tip = start + direction * (0.3 * across + reach * across) / max(abs(direction @ inward), 0.5)
+    palm_len = 95 * scale
+    wrist = tip - direction * palm_len
+    side = np.array([-direction[1], direction[0]])
+    mask = np.zeros((height, width), np.float32)
+    arm_width = int(rng.uniform(70, 95) * scale)
+    cv2.line(mask, _pt(start), _pt(wrist), 1.0, arm_width, cv2.LINE_AA)
+    palm_centre = wrist + direction * palm_len * 0.35
+    angle = float(np.degrees(np.arctan2(direction[1], direction[0])))
+    cv2.ellipse(mask, _pt(palm_centre), (int(palm_len * 0.45), int(arm_width * 0.62)), angle, 0, 360, 1.0, -1,
+                cv2.LINE_AA)
+    finger_width = max(3, int(17 * scale))
+    spread = rng.uniform(0.05, 0.25)
+    for i, offset in enumerate((-1.5, -0.5, 0.5, 1.5)):
+        base = palm_centre + direction * palm_len * 0.3 + side * offset * finger_width * 1.15
+        finger_dir = direction + side * offset * spread
+        finger_dir /= np.linalg.norm(finger_dir)
+        length = palm_len * (0.55 + 0.12 * (1.5 - abs(offset))) * (0.7 if i == 3 else 1.0)
+        cv2.line(mask, _pt(base), _pt(base + finger_dir * length), 1.0, finger_width, cv2.LINE_AA)
+    thumb_side = side * (1 if rng.random() < 0.5 else -1)
+    thumb_base = wrist + direction * palm_len * 0.2 + thumb_side * arm_width * 0.45
+    thumb_dir = direction * 0.6 + thumb_side * 0.8
+    cv2.line(mask, _pt(thumb_base), _pt(thumb_base + thumb_dir * palm_len * 0.5), 1.0, int(finger_width * 1.2),
+             cv2.LINE_AA)
+    return cv2.GaussianBlur(mask, (0, 0), 1.0 * scale + 0.5)
+
+
+def _pt(p: np.ndarray) -> tuple[int, int]:
+    return round(float(p[0])), round(float(p[1]))
+
+
+def paint_hand(image: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Lay a skin-coloured hand with its mask over the image, with a soft shadow beside it."""
+    height, width = mask.shape
+    shift = np.float32([[1, 0, rng.uniform(4, 12) * width / 640], [0, 1, rng.uniform(4, 12) * width / 640]])
+    shadow = cv2.GaussianBlur(cv2.warpAffine(mask, shift, (width, height)), (0, 0), 6 * width / 640)
+    image = image * (1 - 0.45 * shadow[..., None])
+    skin = np.asarray(SKIN_TONES[rng.integers(len(SKIN_TONES))], np.float32) + rng.normal(0, 8, 3).astype(np.float32)
+    # Shading across the arm: distance from the mask's edge makes it rounder.
+    depth = cv2.GaussianBlur(mask, (0, 0), 10 * width / 640)
+    texture = 1 + 0.05 * _noise_field(rng, height, width, (12, 16))
+    hand = skin[None, None, :] * (0.75 + 0.35 * depth[..., None]) * texture[..., None]
+    return image * (1 - mask[..., None]) + hand * mask[..., None]
+
+
+def finish_frame(image: np.ndarray, rng: np.random.Generator, *, defocus: float, noise: float,
+                 jpeg_quality: int | None) -> np.ndarray:
+    """What the sensor makes of the light: defocus, shot and read noise, 8 bits, optional JPEG artefacts."""
+    if defocus > 0.05:
+        image = cv2.GaussianBlur(image, (0, 0), defocus)
+    if noise > 0:
+        # Mostly luminance noise at full resolution plus weaker, coarser colour noise; shot noise grows with
+        # brightness, read noise does not.
+        height, width = image.shape[:2]
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        sigma = noise * (0.6 + 0.4 * cv2.sqrt(np.clip(grey, 0, 255) / np.float32(255)))
+        luma = rng.standard_normal((height, width), dtype=np.float32) * sigma
+        chroma = rng.standard_normal(((height + 1) // 2, (width + 1) // 2, 3), dtype=np.float32) * np.float32(
+            0.5 * noise)
+        chroma = cv2.resize(chroma, (width, height), interpolation=cv2.INTER_NEAREST)
+        image = image + chroma + luma[..., None]
+    out = np.clip(image + 0.5, 0, 255).astype(np.uint8)
+    if jpeg_quality is not None:
+        if not 1 <= jpeg_quality <= 100:
+            raise RenderError(f"jpeg_quality must be 1..100 or None, got {jpeg_quality}")
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
+        if ok:
+            out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return out

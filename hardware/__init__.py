@@ -7,6 +7,7 @@ Nothing here imports gpiozero, luma or picamera2 at import time; a backend loads
 - `hardware.display`: the 128×64 one-bit screen (`OledDisplay`, `DummyDisplay`, `TerminalDisplay`, `save_gif`).
 - `hardware.camera`: BGR frames (`PiCamera`, `WebcamCamera`, `ReplayCamera`, `StillCamera`, `FrameSequenceCamera`).
 - `hardware.signals`: optional buzzer and LED (`GpioSignals`, `SignalTwin`).
+- `hardware.gpio`: opens gpiozero devices with one clear error on a machine without GPIO.
 - `hardware.wiring`: which part goes to which header pin (the README's wiring table).
 - `hardware.errors`: `HardwareError`, the seams' one error type (a `DiceCompanionError`).
 """

@@ -28,13 +28,13 @@ import select
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Self, TextIO
 
 from hardware.errors import HardwareError
+from hardware.gpio import open_gpio_device
 from hardware.wiring import BUTTON_PINS
 
 BUTTON_NAMES: tuple[str, ...] = ("stop", "reroll", "select")
@@ -133,33 +133,6 @@ def _validate_pins(pins: Mapping[str, int]) -> dict[str, int]:
     if len(set(checked.values())) != len(checked):
         raise HardwareError(f"each button needs its own BCM pin, got {checked}")
     return checked
-
-
-def _gpio_error(err: Exception, fallbacks: list[str], what: str) -> HardwareError:
-    """Turn a gpiozero failure into a message that says what to do about it."""
-    from gpiozero.exc import BadPinFactory
-
-    if isinstance(err, BadPinFactory):
-        tried = f" (tried: {'; '.join(fallbacks)})" if fallbacks else ""
-        return HardwareError(
-            f"cannot open {what}: no GPIO pin library could start{tried}. On a Raspberry Pi install lgpio "
-            "(python3-lgpio); elsewhere run with the twins (--twin), or set GPIOZERO_PIN_FACTORY=mock to test.")
-    return HardwareError(f"cannot open {what}: {err}")
-
-
-def open_gpio_device(factory_call: Callable[[], Any], what: str) -> Any:
-    """Construct a gpiozero device, collecting gpiozero's fallback warnings into one clear error if it fails.
-
-    Shared with `hardware.signals` so buzzer, LED and buttons fail the same way on a machine without GPIO.
-    """
-    from gpiozero.exc import GPIOZeroError
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            return factory_call()
-        except GPIOZeroError as err:
-            raise _gpio_error(err, [str(w.message) for w in caught], what) from err
 
 
 class GpioButtons(ButtonSource):
@@ -411,9 +384,13 @@ class KeyboardButtons(ButtonSource):
             import tty
         except ImportError:
             return  # not a POSIX terminal: the keyboard twin is unavailable, the app still runs
+        try:
+            saved_mode = termios.tcgetattr(fd)
+            tty.setcbreak(fd)
+        except termios.error:
+            return  # a terminal we may not configure (e.g. not ours): stay inert rather than fail the app
         self._fd = fd
-        self._saved_mode = termios.tcgetattr(fd)
-        tty.setcbreak(fd)
+        self._saved_mode = saved_mode
         atexit.register(self._restore_terminal)
         self._reader = threading.Thread(target=self._read_keys, name="keyboard-buttons", daemon=True)
         self._reader.start()

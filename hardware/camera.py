@@ -243,13 +243,14 @@ class StillCamera(CameraSource):
 
     def show(self, image: np.ndarray) -> None:
         """From now on the camera sees this picture (dice at rest)."""
-        self.current = as_bgr_frame(image, "picture shown to the still camera")
+        # A copy: the caller may reuse its array, and the camera must keep seeing what it was shown.
+        self.current = as_bgr_frame(image, "picture shown to the still camera").copy()
         self.is_empty = False
 
     def show_empty(self, image: np.ndarray | None = None) -> None:
         """From now on the camera sees an empty tray (this picture, or the last empty one, resized if needed)."""
         if image is not None:
-            self._empty = as_bgr_frame(image, "empty tray picture")
+            self._empty = as_bgr_frame(image, "empty tray picture").copy()
         elif self._empty.shape != self.current.shape:
             # A plain tray must match the photos' size, or the motion detector would see a jump in size.
             height, width = self.current.shape[:2]

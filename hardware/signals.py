@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, Self
 
 from hardware.errors import HardwareError
+from hardware.gpio import open_gpio_device
 
 log = logging.getLogger(__name__)
 
@@ -109,9 +110,6 @@ class GpioSignals(Signals):
         if buzzer_bcm is None and led_bcm is None:
             return
         from gpiozero import LED, Buzzer
-
-        # Shared with the buttons so every part fails the same, explained way on a machine without GPIO.
-        from hardware.buttons import open_gpio_device
 
         if buzzer_bcm is not None:
             self._buzzer = open_gpio_device(partial(Buzzer, buzzer_bcm, pin_factory=pin_factory),

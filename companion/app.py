@@ -1,0 +1,236 @@
+"""`dice-companion run`: the companion at the table.
+
+On a Raspberry Pi it opens the devices the config names (GPIO buttons, the OLED, the Pi camera, buzzer/LED).
+Elsewhere, or with `--twin`, it runs on twins: keyboard buttons, the OLED drawn in the terminal, and a camera
+that is a webcam, a replay folder/video, or the virtual tray (press `t` to throw the dice). With `--script FILE`
+it plays a recorded game with no keyboard (see companion.script).
+
+The main loop is single-threaded: read a frame, hand it to the controller, drain the button queue, tick, and
+tell systemd's watchdog we are alive. The journal goes to the config's directory, or ./out/journal for twins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from companion.config import Config, load_config
+from companion.controller import Controller
+from companion.errors import ConfigError
+from companion.journal import Journal
+from companion.rules import GameSetup
+from companion.sdnotify import notify
+
+log = logging.getLogger("companion.app")
+
+TWIN_JOURNAL = Path("out/journal")
+VIRTUAL_SIZE = (320, 240)   # the virtual tray renders fast at this size and the reader handles any size
+IDLE_SECONDS = 0.03         # pause per loop when the camera has no new frame (replay at its end, virtual idle)
+
+
+def on_raspberry_pi() -> bool:
+    try:
+        return "raspberry pi" in Path("/proc/device-tree/model").read_text(errors="replace").lower()
+    except OSError:
+        return False
+
+
+def setup_from_config(config: Config) -> GameSetup:
+    """The game a fresh start offers: [game] kind, players and options."""
+    return GameSetup(config.game.kind, config.game.players, dict(config.game.options))
+
+
+class TrayWatcher:
+    """vision's motion tracker and reader behind one call: `(frame, game) -> (motion state, reading or None)`.
+
+    The tracker decides when the dice have come to rest (once per throw); only then is the frame read, with the
+    die model for the game being played (or the taught model from the config).
+    """
+
+    def __init__(self, config: Config | None = None) -> None:
+        from vision.models import BUILTIN_MODELS
+        from vision.motion import MotionTracker
+
+        self.config = config or Config()
+        self.tracker = MotionTracker(still_frames=self.config.vision.still_frames)
+        self.tray = tuple(self.config.camera.tray) or None
+        self._models = dict(BUILTIN_MODELS)
+        self._custom = self._load_custom(self.config.vision.model) if self.config.vision.model else None
+        self.reads = 0
+
+    @staticmethod
+    def _load_custom(path: str) -> Any:
+        from vision import models
+
+        loader = getattr(models, "load_model", None)
+        if loader is None:
+            raise ConfigError(f"[vision] model = {path!r}: this build cannot load taught models; leave it empty")
+        return loader(path)
+
+    def model_for(self, game: str) -> Any:
+        if self._custom is not None:
+            return self._custom
+        return self._models["d6" if game == "mex" else "excape"]
+
+    def __call__(self, frame: Any, game: str) -> tuple[str, Any]:
+        from vision.read import read_tray
+
+        update = self.tracker.update(frame)
+        if not update.read_now:
+            return update.state, None
+        reading = read_tray(frame, self.model_for(game), tray=self.tray, expect=2)
+        self.tracker.mark_read(len(reading.dice))
+        self.reads += 1
+        return update.state, reading
+
+
+class VirtualTrayCamera:
+    """The camera twin for interactive runs: an empty virtual tray until `throw()` renders a new random roll."""
+
+    def __init__(self, game: str, seed: int = 0, size: tuple[int, int] = VIRTUAL_SIZE) -> None:
+        self.game = game
+        self.size = size
+        self._seeds: Iterator[int] = itertools.count(seed * 100_003 + 1)
+        self._queue: list[Any] = []
+        from vision.virtual_tray import empty_tray
+
+        self._still = empty_tray(seed, size=size, clean=True)
+
+    def throw(self) -> None:
+        from vision.models import D6, EXCAPE
+        from vision.virtual_tray import roll_frames
+
+        frames = roll_frames(next(self._seeds), D6 if self.game == "mex" else EXCAPE, size=self.size,
+                             rolling=4, still=2, clean=True)
+        self._queue.extend(frames)
+
+    def read(self) -> Any:
+        if self._queue:
+            self._still = self._queue.pop(0)
+        return self._still
+
+    def close(self) -> None:
+        self._queue.clear()
+
+
+def _keyboard_with_throw(camera: VirtualTrayCamera | None) -> Any:
+    """Keyboard buttons; with the virtual tray, key `t` throws the dice."""
+    from hardware.buttons import KeyboardButtons
+
+    class ThrowingKeyboard(KeyboardButtons):
+        def feed(self, data: bytes) -> None:
+            if camera is not None and b"t" in data:
+                camera.throw()
+                data = data.replace(b"t", b"")
+            super().feed(data)
+
+    return ThrowingKeyboard()
+
+
+def build_camera(kind: str, replay_path: str | None, config: Config, game: str, twin: bool) -> Any:
+    from hardware import camera as cameras
+
+    if kind == "virtual":
+        return VirtualTrayCamera(game)
+    if kind == "webcam":
+        return cameras.WebcamCamera(config.camera.webcam_index, config.camera.width, config.camera.height)
+    if kind == "replay":
+        path = replay_path or config.camera.replay_path
+        if not path:
+            raise ConfigError("--camera replay needs a folder or video: --camera replay PATH")
+        return cameras.ReplayCamera(path)
+    if kind == "picamera2":
+        return cameras.PiCamera(config.camera.width, config.camera.height)
+    raise ConfigError(f"unknown camera {kind!r}; expected virtual, webcam, replay or picamera2")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dice-companion run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", help="the TOML config (default: /etc/dice-companion/config.toml if present)")
+    parser.add_argument("--twin", action="store_true", help="use the software twins even on a Raspberry Pi")
+    parser.add_argument("--script", metavar="FILE", help="play a recorded-game script on the twins, then exit")
+    parser.add_argument("--json", action="store_true", help="with --script: print the final state as JSON")
+    parser.add_argument("--camera", nargs="+", metavar=("KIND", "PATH"),
+                        help="twin camera: virtual (default, key t throws), webcam, or replay PATH")
+    parser.add_argument("--journal", metavar="DIR", help="journal directory (default: the config's; ./out/journal "
+                                                         "for twins)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what the controller decides")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    config = load_config(args.config)
+    twin = args.twin or args.script is not None or not on_raspberry_pi()
+    journal_dir = Path(args.journal) if args.journal else (TWIN_JOURNAL if twin else Path(config.journal.directory))
+    if args.script:
+        from companion.script import print_result, run_script
+
+        result = run_script(Path(args.script), journal_dir=journal_dir, config=config)
+        print_result(result, as_json=args.json)
+        return 0
+    if args.json:
+        raise ConfigError("--json only goes with --script FILE")
+    return run_interactive(config, journal_dir, twin, args.camera)
+
+
+def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
+    from hardware.display import DummyDisplay, OledDisplay, TerminalDisplay
+    from hardware.signals import GpioSignals, SignalTwin
+
+    setup = setup_from_config(config)
+    journal = Journal(journal_dir)
+    camera_kind = camera_args[0] if camera_args else ("virtual" if twin else config.camera.source)
+    if camera_args and len(camera_args) > 2:
+        raise ConfigError("--camera takes a kind and, for replay, one path")
+    replay_path = camera_args[1] if camera_args and len(camera_args) == 2 else None
+    camera = build_camera(camera_kind, replay_path, config, setup.game, twin)
+    if twin:
+        buttons = _keyboard_with_throw(camera if isinstance(camera, VirtualTrayCamera) else None)
+        display: Any = TerminalDisplay() if sys.stdout.isatty() else DummyDisplay(record=False)
+        signals: Any = SignalTwin()
+        from hardware.buttons import KEY_HELP
+
+        print(KEY_HELP + ("; t = throw the dice" if camera_kind == "virtual" else ""), file=sys.stderr)
+    else:
+        from hardware.buttons import GpioButtons
+
+        buttons = GpioButtons({"stop": config.buttons.stop, "reroll": config.buttons.reroll,
+                               "select": config.buttons.select}, config.buttons.hold_seconds,
+                              config.buttons.bounce_seconds)
+        display = OledDisplay(config.display.driver, config.display.i2c_port, config.display.i2c_address,
+                              config.display.rotate)
+        signals = GpioSignals(config.signals.buzzer_pin or None, config.signals.led_pin or None)
+    controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
+    try:
+        controller.start()
+        notify("READY=1")
+        while True:
+            frame = camera.read()
+            if frame is None:
+                time.sleep(IDLE_SECONDS)
+            else:
+                controller.on_frame(frame)
+            for event in buttons.drain():
+                controller.on_button(event)
+            if isinstance(camera, VirtualTrayCamera):
+                camera.game = controller.game.setup.game  # the menu may have switched games
+            controller.tick()
+            notify("WATCHDOG=1")
+    except KeyboardInterrupt:
+        print(f"\nthe game is saved in {journal.current_path}", file=sys.stderr)
+        return 0
+    finally:
+        for device in (buttons, camera, display, signals):
+            try:
+                device.close()
+            except Exception as err:  # closing one device must not stop the others closing
+                log.error("closing %s failed: %s", type(device).__name__, err)

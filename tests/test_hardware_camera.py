@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 import types
 from pathlib import Path
@@ -117,6 +118,10 @@ def test_still_camera_adds_small_noise_around_the_shown_picture() -> None:
     again = StillCamera(size=(160, 120), noise_sigma=1.5, seed=3)
     again.show(picture)
     assert np.array_equal(again.read(), first)  # same seed, same noise
+    reads = [camera.read() for _ in range(30)]
+    assert all(not np.array_equal(a, b) for a, b in itertools.pairwise(reads))
+    camera.show(solid(90, (64, 48)))  # a photo of another size gets noise of its own size
+    assert camera.read().shape == (48, 64, 3)
 
 
 def test_still_camera_empty_tray_follows_the_photo_size_or_the_given_picture() -> None:

@@ -9,5 +9,6 @@ Nothing here imports gpiozero, luma or picamera2 at import time; a backend loads
 - `hardware.signals`: optional buzzer and LED (`GpioSignals`, `SignalTwin`).
 - `hardware.gpio`: opens gpiozero devices with one clear error on a machine without GPIO.
 - `hardware.wiring`: which part goes to which header pin (the README's wiring table).
+- `hardware.bench`: speed figures of the twins (`python -m hardware.bench`).
 - `hardware.errors`: `HardwareError`, the seams' one error type (a `DiceCompanionError`).
 """

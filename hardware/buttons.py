@@ -35,7 +35,7 @@ from typing import Any, Self, TextIO
 
 from hardware.errors import HardwareError
 from hardware.gpio import open_gpio_device
-from hardware.wiring import BUTTON_PINS
+from hardware.wiring import BUTTON_PINS, RESERVED_BCM
 
 BUTTON_NAMES: tuple[str, ...] = ("stop", "reroll", "select")
 EVENT_KINDS: tuple[str, ...] = ("press", "hold")
@@ -129,6 +129,8 @@ def _validate_pins(pins: Mapping[str, int]) -> dict[str, int]:
         pin = pins[name]
         if isinstance(pin, bool) or not isinstance(pin, int) or pin not in _BCM_RANGE:
             raise HardwareError(f"the {name} button pin must be a BCM GPIO number 0-27, got {pin!r}")
+        if pin in RESERVED_BCM:
+            raise HardwareError(f"the {name} button cannot use BCM pin {pin}: it is {RESERVED_BCM[pin]}")
         checked[name] = pin
     if len(set(checked.values())) != len(checked):
         raise HardwareError(f"each button needs its own BCM pin, got {checked}")
@@ -401,7 +403,7 @@ class KeyboardButtons(ButtonSource):
         return self._reader is not None
 
     def feed(self, data: bytes) -> None:
-        """Queue the events for bytes as if they had been typed."""
+        """Queue the events for bytes as if they had been typed (the reader thread calls this for real keys)."""
         for event in self.decoder.feed(data):
             self.events.put(event)
 

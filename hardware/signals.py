@@ -17,6 +17,7 @@ from typing import Any, Self
 
 from hardware.errors import HardwareError
 from hardware.gpio import open_gpio_device
+from hardware.wiring import RESERVED_BCM
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ def _optional_pin(pin: int | None, part: str) -> int | None:
     if isinstance(pin, bool) or not isinstance(pin, int) or not 1 <= pin <= 27:
         raise HardwareError(f"the {part} pin must be a BCM GPIO number 1-27, or 0/None when there is no {part}; "
                             f"got {pin!r}")
+    if pin in RESERVED_BCM:
+        raise HardwareError(f"the {part} cannot use BCM pin {pin}: it is {RESERVED_BCM[pin]}")
     return pin
 
 

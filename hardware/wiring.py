@@ -18,6 +18,8 @@ SUGGESTED_LED_PIN = 24
 # The OLED sits on I2C bus 1 at this address (some boards ship at 0x3D: see the back of the module).
 OLED_I2C_PORT = 1
 OLED_I2C_ADDRESS = 0x3C
+# GPIO pins the OLED's bus already uses: a button or buzzer there would break the display.
+RESERVED_BCM: dict[int, str] = {2: "the OLED's I2C data line (SDA)", 3: "the OLED's I2C clock line (SCL)"}
 
 
 @dataclass(frozen=True)

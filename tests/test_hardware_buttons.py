@@ -171,6 +171,7 @@ def test_twin_reports_exactly_the_actions_performed(actions: list[tuple[str, str
         ({"stop": 17, "reroll": 17, "select": 22}, "its own BCM pin"),
         ({"stop": 40, "reroll": 27, "select": 22}, "BCM GPIO number 0-27, got 40"),
         ({"stop": "17", "reroll": 27, "select": 22}, "BCM GPIO number 0-27, got '17'"),
+        ({"stop": 17, "reroll": 3, "select": 22}, "reroll button cannot use BCM pin 3: it is the OLED's I2C clock"),
     ],
 )
 def test_bad_pins_are_refused_with_what_was_expected(

@@ -14,7 +14,7 @@ HEAVY = ("gpiozero", "luma", "picamera2", "cv2", "smbus2", "termios")
 def test_importing_every_hardware_module_loads_no_hardware_library() -> None:
     code = (
         "import sys\n"
-        "import hardware, hardware.buttons, hardware.camera, hardware.display, hardware.errors, "
+        "import hardware, hardware.bench, hardware.buttons, hardware.camera, hardware.display, hardware.errors, "
         "hardware.gpio, hardware.signals, hardware.wiring\n"
         f"print(sorted({{name.split('.')[0] for name in sys.modules}} & set({HEAVY!r})))\n"
     )

@@ -122,6 +122,8 @@ def test_bad_settings_and_kinds_are_clear_errors(factory: MockFactory) -> None:
         GpioSignals().beep("tada")
     with pytest.raises(HardwareError, match="buzzer pin must be a BCM GPIO number 1-27, or 0/None"):
         GpioSignals(buzzer_pin=99)
+    with pytest.raises(HardwareError, match="LED cannot use BCM pin 2: it is the OLED's I2C data line"):
+        GpioSignals(led_pin=2)
     with pytest.raises(HardwareError, match="cannot share BCM pin 23"):
         GpioSignals(buzzer_pin=23, led_pin=23, pin_factory=factory)
     with pytest.raises(HardwareError, match="beep patterns are missing: win"):

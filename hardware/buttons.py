@@ -197,6 +197,8 @@ class GpioButtons(ButtonSource):
 
     def is_down(self, name: str) -> bool:
         """Whether the debounced button is currently held down."""
+        if name not in self._states:
+            raise HardwareError(f"unknown button {name!r}; expected one of: {', '.join(BUTTON_NAMES)}")
         with self._lock:
             return self._states[name].down
 

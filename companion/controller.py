@@ -188,7 +188,7 @@ class Controller:
     def on_reading(self, reading: Any) -> None:
         """A settled tray's reading (vision TrayReading or TrayRead): a roll when it is sure of two dice."""
         read = reading if isinstance(reading, TrayRead) else TrayRead.from_reading(reading)
-        if not read.dice and read.status == "ok":
+        if not read.dice:
             return  # an empty tray came to rest: nothing was thrown
         refusal = self._refusal(read)
         if refusal is not None:
@@ -212,7 +212,7 @@ class Controller:
             self._apply(Roll(faces), refusal_prefix="re-roll: ")
         elif expected.kind == "choice":
             self.pending_roll = faces
-            self.notice = ("throw seen: REROLL uses it" if "reroll" in expected.actions
+            self.notice = ("throw seen: press REROLL" if "reroll" in expected.actions
                            else "no throws left: press STOP")
             self._refresh()
         elif expected.kind == "count":
@@ -220,13 +220,14 @@ class Controller:
             self._refresh()
 
     def _refusal(self, read: TrayRead) -> str | None:
-        if read.status != "ok":
-            return read.reason or "the camera is unsure"
+        """Why this read cannot be a roll, said short enough for the bottom line; None when it can."""
         if len(read.dice) != 2:
-            return f"saw {len(read.dice)} dice, expected 2"
+            return f"{len(read.dice)} dice, need 2"
         for number, die in enumerate(read.dice, start=1):
             if not die.sure:
                 return f"die {number} is {die.reason or 'unclear'}"
+        if read.status != "ok":
+            return read.reason or "the camera is unsure"
         return None
 
     def on_button(self, event: ButtonLike) -> None:

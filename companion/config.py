@@ -39,7 +39,7 @@ class DisplayConfig:
     driver: str = "sh1106"  # sh1106 | ssd1306: the wrong one garbles the picture
     i2c_port: int = 1
     i2c_address: int = 0x3C
-    rotate: int = 0         # 0..3, quarter turns
+    rotate: int = 0         # 0 or 2 (upside down)
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Config:
 _CHOICES = {
     ("game", "kind"): ("mex", "excape", "rapido"),
     ("display", "driver"): ("sh1106", "ssd1306"),
-    ("display", "rotate"): (0, 1, 2, 3),
+    ("display", "rotate"): (0, 2),  # a quarter turn would make the panel 64x128
     ("camera", "source"): ("picamera2", "webcam", "replay", "virtual"),
 }
 

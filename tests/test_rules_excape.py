@@ -154,13 +154,23 @@ def test_zero_shared_lets_space_zero_hold_many_pairs():
         excape("roll 5 4", "place 0", "roll 6 1", "place 0")
 
 
-def test_must_beat_lower_requires_strictly_beating_every_lower_pair():
-    game = excape("roll 5 4", "place 1", "roll 5 4", must_beat_lower=True)
+def test_must_beat_lower_requires_equal_or_higher_than_every_lower_pair():
+    game = excape("roll 5 4", "place 1", "roll 5 3", must_beat_lower=True)
     assert game.legal_spaces() == (0,)
     with pytest.raises(RuleError, match="does not beat Ann's 54 on lower space 1"):
         game.apply(parse_line("place 3"))
-    game = excape("roll 5 4", "place 1", "roll 6 1", must_beat_lower=True)
+    game = excape("roll 5 4", "place 1", "roll 4 5", must_beat_lower=True)  # equal beats, as in ejections
     assert game.legal_spaces() == (0, 2, 3, 4, 5)
+    game = excape("roll 5 4", "place 1", "roll 6 1", "place 4", "roll 6 X", must_beat_lower=True)
+    assert game.legal_spaces() == (0, 2, 3)  # 60 beats 54 on space 1 but not 61 on space 4
+
+
+def test_must_beat_lower_in_rapido_ignores_your_own_pairs():
+    game = rapido("roll 7 6", "place 2", "roll 6 1", "place 1", "roll 7 1", must_beat_lower=True)
+    # Ann's own 76 on space 2 does not block her 71 on spaces 3-5; it beats Bob's 61 on space 1.
+    assert game.legal_spaces() == (0, 3, 4, 5)
+    game = rapido("roll 7 6", "place 2", "roll 6 1", "place 1", "roll 3 1", must_beat_lower=True)
+    assert game.legal_spaces() == (0,)
 
 
 def test_choices_and_mex_words():

@@ -98,6 +98,11 @@ def test_unreadable_lines_name_the_line(text, message):
     assert str(caught.value).startswith(message)
 
 
+def test_compact_roll_and_end_round_spellings():
+    assert parse_line("roll 6x") == Roll(("6", "X"))
+    assert parse_line("End_Round") == parse_line("endround") == EndRound()
+
+
 def test_blank_and_comment_lines_are_no_event():
     assert parse_line("   # nothing") is None and parse_line("") is None
 

@@ -88,10 +88,24 @@ def legal_spaces(state: ExcapeState) -> tuple[int, ...]:
     for space in SPACES:
         if space in occupied and not (space == 0 and zero_shared):
             continue
-        if must_beat_lower and any(pair.space < space and pair.value >= state.current_value for pair in state.board):
+        if must_beat_lower and blocking_lower_pairs(state, space):
             continue
         legal.append(space)
     return tuple(legal)
+
+
+def blocking_lower_pairs(state: ExcapeState, space: int) -> tuple[BoardPair, ...]:
+    """With must_beat_lower: the pairs on lower spaces that the current pair does not beat.
+
+    "Beat" has the ejection rule's meaning: equal or higher wins. A Rapido player's own pairs never compete
+    with him (he never ejects them either), so they never block him.
+    """
+    if state.current_value is None or state.actor is None:
+        return ()
+    own = state.name(state.actor)
+    return tuple(pair for pair in state.board
+                 if pair.space < space and pair.value > state.current_value
+                 and not (state.rapido and pair.player == own))
 
 
 def ejections_if_placed(state: ExcapeState, space: int) -> tuple[BoardPair, ...]:
@@ -193,7 +207,7 @@ def _place(state: ExcapeState, space: int) -> tuple[ExcapeState, tuple[Note, ...
         if holders:
             why = f"space {space} is taken by {holders[0].player}'s {excape_display(holders[0].value)}"
         else:
-            stronger = [pair for pair in state.board if pair.space < space and pair.value >= state.current_value]
+            stronger = blocking_lower_pairs(state, space)
             why = (f"{excape_display(state.current_value)} does not beat {stronger[0].player}'s "
                    f"{excape_display(stronger[0].value)} on lower space {stronger[0].space} (must_beat_lower)")
         raise _refuse(state, f"place {space} is impossible: {why}")

@@ -14,6 +14,8 @@ from companion.rules.errors import RuleError
 from companion.rules.events import Count, EndRound, Event, Place, Reroll, Roll, Stop, Undo
 from companion.rules.setup import GameSetup
 
+# Spellings people (and other tools) plausibly write for the same word.
+_VERB_ALIASES = {"end_round": "end-round", "endround": "end-round"}
 VOCABULARY = "roll A B, reroll, stop, end-round, count pips, count mex, place N, undo"
 
 
@@ -62,7 +64,10 @@ def parse_line(line: str) -> Event | None:
     if not words:
         return None
     verb, args = words[0].lower(), words[1:]
+    verb = _VERB_ALIASES.get(verb, verb)
     if verb == "roll":
+        if len(args) == 1 and len(args[0]) == 2:
+            args = [args[0][0], args[0][1]]  # "roll 63" is read as "roll 6 3"
         if len(args) != 2:
             raise RuleError(f"'roll' needs the two faces the tray read, like 'roll 6 3'; got {len(args)} "
                             f"value{'s' if len(args) != 1 else ''}")

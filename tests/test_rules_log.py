@@ -30,6 +30,13 @@ from companion.rules import (
 # ---- setup --------------------------------------------------------------------------------------------------
 
 
+def test_setups_and_states_are_hashable_values():
+    one = GameSetup("mex", ("Ann", "Bob"), {"lives": "3"})
+    two = GameSetup("mex", ("Ann", "Bob"), {"lives": 3, "mex_penalty": "additive"})
+    assert one == two and hash(one) == hash(two)
+    assert hash(Game.new(one).state) == hash(Game.new(two).state)
+
+
 def test_defaults_are_filled_in_and_text_values_normalised():
     setup = GameSetup("MEX", ("Ann", "Bob"), {"lives": "5"})
     assert setup.game == "mex" and setup.options == {"lives": 5, "mex_penalty": "additive"}

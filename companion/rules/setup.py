@@ -125,6 +125,10 @@ class GameSetup:
         object.__setattr__(self, "players", players)
         object.__setattr__(self, "options", options)
 
+    def __hash__(self) -> int:
+        # The options dict is not hashable itself; hashing its items keeps setups (and states) usable as keys.
+        return hash((self.game, self.players, tuple(sorted(self.options.items()))))
+
     def option(self, name: str) -> Any:
         """The value of one option (every option is present: defaults are filled in)."""
         return self.options[name]

@@ -87,8 +87,8 @@ class DemoResult:
 def gif_durations(times: list[float], end: float) -> list[int]:
     """Milliseconds per frame: half the virtual time, at least 80 ms, at most 2.5 s (a long wait is skipped)."""
     following = [*times[1:], end]
-    return [int(min(2500, max(80, (after - before) * 500))) // 10 * 10 for before, after in zip(times, following,
-                                                                                                strict=True)]
+    return [round(min(2500, max(80, (after - before) * 500)) / 10) * 10
+            for before, after in zip(times, following, strict=True)]
 
 
 class Player:

@@ -1,0 +1,88 @@
+"""The demo (a whole game on the twins, recorded to a GIF) and the pieces of `dice-companion run`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from companion.app import TrayWatcher, VirtualTrayCamera, build_camera
+from companion.cli import main as cli_main
+from companion.config import Config
+from companion.demo import gif_durations, play_demo
+from companion.errors import ConfigError
+from companion.replay import replay_text
+from companion.rules import parse_log
+
+
+def test_a_short_mex_demo_plays_to_a_winner_with_gif_and_table_log(tmp_path: Path) -> None:
+    result = play_demo("mex", 2, seed=3, options={"lives": 1}, journal_dir=tmp_path / "journal",
+                       gif=tmp_path / "demo.gif")
+    assert result.game.over and result.game.winner in ("Ann", "Bob")
+    assert result.log_path is not None and result.log_path.is_file()
+    setup, events = parse_log(result.log_path.read_text())
+    assert setup.game == "mex" and sum(1 for e in events if type(e).__name__ == "Roll") >= 2
+    replayed, error = replay_text(result.log_path.read_text())
+    assert error is None and replayed is not None and replayed.to_json() == result.game.to_json()
+    with Image.open(result.gif_path) as gif:
+        assert gif.size == (256, 128) and gif.n_frames >= 5
+    assert result.misreads == 0
+
+
+def test_rapido_demo_finishes(tmp_path: Path) -> None:
+    result = play_demo("rapido", 2, seed=2, options={"goal": 4}, journal_dir=tmp_path / "j", gif=None)
+    assert result.game.over and result.gif_path is None
+
+
+def test_gif_durations_follow_virtual_time_within_bounds() -> None:
+    assert gif_durations([0.0, 0.1, 4.1, 20.0], 23.0) == [80, 2000, 2500, 1500]
+
+
+def test_demo_cli_reports_where_things_went(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli_main(["demo", "--game", "mex", "--players", "2", "--lives", "1", "--seed", "5",
+                     "--gif", str(tmp_path / "m.gif"), "--journal", str(tmp_path / "j")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "wins after" in out and str(tmp_path / "m.gif") in out and "table log:" in out
+
+
+def test_demo_refuses_options_of_the_other_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["demo", "--game", "excape", "--lives", "3", "--gif", "none"]) == 2
+    assert "--lives is a Mex option" in capsys.readouterr().err
+
+
+def test_tray_watcher_reads_once_per_throw() -> None:
+    from vision.models import D6
+    from vision.virtual_tray import roll_frames
+
+    watcher = TrayWatcher(Config())
+    readings = []
+    for seed in (11, 12):
+        for frame in roll_frames(seed, D6, faces=["6", "2"], size=(320, 240), rolling=3, still=5, clean=True):
+            _, reading = watcher(frame, "mex")
+            if reading is not None:
+                readings.append(reading)
+    assert len(readings) == 2
+    assert all(sorted(r.faces) == ["2", "6"] for r in readings)
+
+
+def test_virtual_camera_shows_a_throw_when_asked() -> None:
+    camera = VirtualTrayCamera("excape", seed=1)
+    still = camera.read()
+    assert camera.read() is still
+    camera.throw()
+    frames = [camera.read() for _ in range(8)]
+    assert any(frame is not still for frame in frames)
+
+
+def test_camera_choice_errors_say_what_is_expected() -> None:
+    with pytest.raises(ConfigError, match="replay PATH"):
+        build_camera("replay", None, Config(), "mex", True)
+    with pytest.raises(ConfigError, match="expected virtual, webcam, replay or picamera2"):
+        build_camera("drone", None, Config(), "mex", True)
+
+
+def test_run_rejects_json_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["run", "--twin", "--json"]) == 2
+    assert "--json only goes with --script" in capsys.readouterr().err

@@ -176,7 +176,14 @@ class Controller:
         """One camera frame: the watcher says whether the tray moves and, once per settle, what it read."""
         if self.watcher is None or frame is None:
             return
-        motion, reading = self.watcher(frame, self.game.setup.game)
+        try:
+            motion, reading = self.watcher(frame, self.game.setup.game)
+        except DiceCompanionError as err:
+            # A camera or reader fault (a bad frame, a missing model) must not stop the referee: say it, go on.
+            log.error("cannot read the tray: %s", err)
+            self._say(f"camera: {err}", "Camera")
+            self._refresh()
+            return
         if motion != self.motion:
             self.motion = motion
             if motion == "rolling" and self.mode == "play" and self.game.expects().kind == "roll":

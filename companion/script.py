@@ -158,7 +158,8 @@ def play(game_line: str, steps: list[Step], *, journal_dir: Path, config: Config
                     if watcher.reads > reads_before:
                         break
                 else:
-                    raise ScriptError(step.line_no, f"the camera never settled on {Path(step.argument).name}")
+                    why = f" ({controller.notice})" if controller.notice else ""
+                    raise ScriptError(step.line_no, f"the camera never settled on {Path(step.argument).name}{why}")
             elif step.verb == "empty":
                 _show_empty(camera, controller)
             elif step.verb in ("press", "hold"):

@@ -320,3 +320,17 @@ def test_message_times_out_on_tick(tmp_path: Path) -> None:
     now[0] = 10.0
     controller.tick()
     assert controller.message is None and "Bob" in screen(controller)
+
+
+def test_a_camera_fault_is_shown_and_the_game_goes_on(tmp_path: Path) -> None:
+    from vision.models import ModelError
+
+    def broken_watcher(frame: Any, game: str) -> tuple[str, Any]:
+        raise ModelError("face classifier weights missing")
+
+    controller, _ = make(tmp_path)
+    controller.watcher = broken_watcher
+    controller.on_frame(object())
+    assert "camera: face classifier" in controller.notice
+    roll(controller, "6", "3")
+    assert journal_lines(controller)[-1] == "roll 6 3"

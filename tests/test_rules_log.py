@@ -110,6 +110,13 @@ def test_compact_roll_and_end_round_spellings():
     assert parse_line("End_Round") == parse_line("endround") == EndRound()
 
 
+def test_parse_line_names_the_line_when_told():
+    with pytest.raises(LogError, match=r"^line 7: unknown word 'hop'"):
+        parse_line("hop", line_no=7)
+    with pytest.raises(RuleError, match=r"^unknown word 'hop'"):
+        parse_line("hop")
+
+
 def test_blank_and_comment_lines_are_no_event():
     assert parse_line("   # nothing") is None and parse_line("") is None
 

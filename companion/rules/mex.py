@@ -176,7 +176,8 @@ def _roll(state: MexState, event: Roll) -> tuple[MexState, tuple[Note, ...]]:
     if state.phase == "extra":
         counted_value = mex_pips(faces) if state.count_mode == "pips" else value
         how = f"{counted_value} pips" if state.count_mode == "pips" else mex_display(value)
-        notes = [Note("throw", f"{name} throws {faces[0]}{faces[1]} in the tie-break: counts {how}")]
+        shown = "".join(sorted(faces, reverse=True))
+        notes = [Note("throw", f"{name} throws {shown} in the tie-break: counts {how}")]
         state = replace(state, extra=(*state.extra, (seat, counted_value)), last_throw=faces)
         if len(state.extra) < len(state.tied):
             return state, tuple(notes)

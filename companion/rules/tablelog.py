@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-from companion.errors import DiceCompanionError
 from companion.rules.errors import RuleError
 from companion.rules.events import Count, EndRound, Event, Place, Reroll, Roll, Stop, Undo
 from companion.rules.setup import GameSetup
@@ -19,7 +18,7 @@ _VERB_ALIASES = {"end_round": "end-round", "endround": "end-round"}
 VOCABULARY = "roll A B, reroll, stop, end-round, count pips, count mex, place N, undo"
 
 
-class LogError(DiceCompanionError):
+class LogError(RuleError):
     """A table-log line is unreadable or impossible; str() is `line N: <what is wrong and what was expected>`."""
 
     def __init__(self, line_no: int, message: str) -> None:
@@ -58,8 +57,20 @@ def parse_setup(line: str) -> GameSetup:
     return GameSetup(game, players, options)
 
 
-def parse_line(line: str) -> Event | None:
-    """One event line -> Event (None for a blank or comment-only line); RuleError when the line is not an event."""
+def parse_line(line: str, line_no: int | None = None) -> Event | None:
+    """One event line -> Event (None for a blank or comment-only line).
+
+    A line that is no event raises RuleError, or LogError naming the line when `line_no` is given.
+    """
+    if line_no is None:
+        return _parse_event(line)
+    try:
+        return _parse_event(line)
+    except RuleError as err:
+        raise LogError(line_no, str(err)) from None
+
+
+def _parse_event(line: str) -> Event | None:
     words = strip_comment(line).split()
     if not words:
         return None

@@ -31,7 +31,9 @@ log = logging.getLogger("companion.app")
 
 TWIN_JOURNAL = Path("out/journal")
 VIRTUAL_SIZE = (320, 240)   # the virtual tray renders fast at this size and the reader handles any size
-IDLE_SECONDS = 0.03         # pause per loop when the camera has no new frame (replay at its end, virtual idle)
+IDLE_SECONDS = 0.03         # pause per loop when the camera has no new frame (replay at its end)
+TWIN_FRAME_SECONDS = 1 / 12  # the pace of twin cameras that could otherwise deliver frames as fast as asked
+PHOTO_HOLD_FRAMES = 12      # a replayed photo stays in view this many frames: time to settle and be read
 
 
 def on_raspberry_pi() -> bool:
@@ -119,6 +121,28 @@ class VirtualTrayCamera:
         self._queue.clear()
 
 
+class HeldPhotos:
+    """A folder of photos replayed as a camera would see them: each photo held still for a while, then the next."""
+
+    def __init__(self, photos: Any, hold: int = PHOTO_HOLD_FRAMES) -> None:
+        self.photos = photos
+        self.hold = hold
+        self._frame: Any = None
+        self._left = 0
+
+    def read(self) -> Any:
+        if self._left == 0:
+            frame = self.photos.read()
+            if frame is None:
+                return self._frame  # the last photo stays in view
+            self._frame, self._left = frame, self.hold
+        self._left -= 1
+        return self._frame
+
+    def close(self) -> None:
+        self.photos.close()
+
+
 def _keyboard_with_throw(camera: VirtualTrayCamera | None) -> Any:
     """Keyboard buttons; with the virtual tray, key `t` throws the dice."""
     from hardware.buttons import KeyboardButtons
@@ -144,7 +168,8 @@ def build_camera(kind: str, replay_path: str | None, config: Config, game: str, 
         path = replay_path or config.camera.replay_path
         if not path:
             raise ConfigError("--camera replay needs a folder or video: --camera replay PATH")
-        return cameras.ReplayCamera(path)
+        replay = cameras.ReplayCamera(path)
+        return HeldPhotos(replay) if Path(path).is_dir() else replay
     if kind == "picamera2":
         return cameras.PiCamera(config.camera.width, config.camera.height)
     raise ConfigError(f"unknown camera {kind!r}; expected virtual, webcam, replay or picamera2")
@@ -213,7 +238,9 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
     try:
         controller.start()
         notify("READY=1")
+        paced = twin and camera_kind in ("virtual", "replay")
         while True:
+            started = time.monotonic()
             frame = camera.read()
             if frame is None:
                 time.sleep(IDLE_SECONDS)
@@ -225,6 +252,8 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
                 camera.game = controller.game.setup.game  # the menu may have switched games
             controller.tick()
             notify("WATCHDOG=1")
+            if paced:
+                time.sleep(max(0.0, TWIN_FRAME_SECONDS - (time.monotonic() - started)))
     except KeyboardInterrupt:
         print(f"\nthe game is saved in {journal.current_path}", file=sys.stderr)
         return 0

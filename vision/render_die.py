@@ -155,7 +155,10 @@ def _draw_marks(img: np.ndarray, face: Face, colour: tuple[float, ...], t: int) 
         scale = 0.7 * t / max(w, h)
         thickness = max(1, round(scale * 2.5))
         (w, h), _ = cv2.getTextSize(text, font, scale, thickness)
-        cv2.putText(img, text, ((t - w) // 2, (t + h) // 2), font, scale, colour, thickness, cv2.LINE_AA)
+        ink = np.zeros((t, t), np.uint8)  # OpenCV draws text on 8-bit images only
+        cv2.putText(ink, text, ((t - w) // 2, (t + h) // 2), font, scale, 255, thickness, cv2.LINE_AA)
+        cover = (ink.astype(np.float32) / 255)[..., None]
+        img[:] = img * (1 - cover) + np.asarray(colour, np.float32) * cover
     else:
         raise RenderError(f"cannot draw appearance {face.appearance!r}; expected 'pips:N', 'symbol:cross' "
                           "or 'taught:NAME'")

@@ -106,49 +106,68 @@ def light_field(rng: np.random.Generator, size: tuple[int, int], unevenness: flo
     return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
-def hand_mask(rng: np.random.Generator, size: tuple[int, int], reach: float | None = None,
-              edge: int | None = None, entry: float | None = None) -> np.ndarray:
-    """Coverage (float32 0..1) of a hand and forearm reaching into the frame from one edge.
+@dataclass(frozen=True)
+class Hand:
+    """A hand and forearm reaching into the frame from one edge; `reach` can change from frame to frame."""
 
-    reach: how far the fingertips get into the frame (fraction of the way across), edge 0..3 = left, top,
-    right, bottom, entry: where along that edge the arm comes in (0..1). Unset ones are random.
-    """
+    edge: int                 # 0..3 = left, top, right, bottom
+    entry: float              # where along that edge the arm comes in, 0..1
+    reach: float              # how far the fingertips get into the frame, fraction of the way across
+    bend: float               # radians off straight in
+    arm_width: float          # pixels at 640 wide
+    spread: float             # of the fingers
+    thumb: int                # which side the thumb is on, +-1
+    skin: tuple[float, float, float]
+    shadow_offset: tuple[float, float]  # pixels at 640 wide
+    texture_seed: int
+
+
+def sample_hand(rng: np.random.Generator, *, edge: int | None = None, entry: float | None = None,
+                reach: float | None = None) -> Hand:
+    # Brighter or darker, and only slightly off the tone, so skin always stays skin-coloured (red > green > blue).
+    tone = np.asarray(SKIN_TONES[rng.integers(len(SKIN_TONES))], np.float64) * rng.uniform(0.9, 1.1) + rng.normal(
+        0, 3, 3)
+    return Hand(edge=int(rng.integers(4)) if edge is None else edge,
+                entry=rng.uniform(0.25, 0.75) if entry is None else entry,
+                reach=rng.uniform(0.3, 0.6) if reach is None else reach,
+                bend=rng.uniform(-0.35, 0.35), arm_width=rng.uniform(70, 95), spread=rng.uniform(0.05, 0.25),
+                thumb=1 if rng.random() < 0.5 else -1, skin=tuple(tone.clip(0, 255)),
+                shadow_offset=(rng.uniform(4, 12), rng.uniform(4, 12)), texture_seed=int(rng.integers(2**62)))
+
+
+def hand_mask(hand: Hand, size: tuple[int, int]) -> np.ndarray:
+    """Coverage (float32 0..1) of the hand in a frame of this size."""
     width, height = size
     scale = width / 640
-    edge = int(rng.integers(4)) if edge is None else edge
-    reach = rng.uniform(0.3, 0.6) if reach is None else reach
-    entry = rng.uniform(0.25, 0.75) if entry is None else entry
     # Arm axis from outside the frame inwards.
-    if edge in (0, 2):
-        start = np.array([-0.3 * width if edge == 0 else 1.3 * width, entry * height])
-        inward = np.array([1.0 if edge == 0 else -1.0, 0.0])
+    if hand.edge in (0, 2):
+        start = np.array([-0.3 * width if hand.edge == 0 else 1.3 * width, hand.entry * height])
+        inward = np.array([1.0 if hand.edge == 0 else -1.0, 0.0])
         across = width
     else:
-        start = np.array([entry * width, -0.3 * height if edge == 1 else 1.3 * height])
-        inward = np.array([0.0, 1.0 if edge == 1 else -1.0])
+        start = np.array([hand.entry * width, -0.3 * height if hand.edge == 1 else 1.3 * height])
+        inward = np.array([0.0, 1.0 if hand.edge == 1 else -1.0])
         across = height
-    bend = rng.uniform(-0.35, 0.35)
-    direction = inward * np.cos(bend) + np.array([-inward[1], inward[0]]) * np.sin(bend)
-    tip = start + direction * (0.3 * across + reach * across) / max(abs(direction @ inward), 0.5)
+    direction = inward * np.cos(hand.bend) + np.array([-inward[1], inward[0]]) * np.sin(hand.bend)
+    tip = start + direction * (0.3 * across + hand.reach * across) / max(abs(direction @ inward), 0.5)
     palm_len = 95 * scale
     wrist = tip - direction * palm_len
     side = np.array([-direction[1], direction[0]])
     mask = np.zeros((height, width), np.float32)
-    arm_width = int(rng.uniform(70, 95) * scale)
+    arm_width = int(hand.arm_width * scale)
     cv2.line(mask, _pt(start), _pt(wrist), 1.0, arm_width, cv2.LINE_AA)
     palm_centre = wrist + direction * palm_len * 0.35
     angle = float(np.degrees(np.arctan2(direction[1], direction[0])))
     cv2.ellipse(mask, _pt(palm_centre), (int(palm_len * 0.45), int(arm_width * 0.62)), angle, 0, 360, 1.0, -1,
                 cv2.LINE_AA)
     finger_width = max(3, int(17 * scale))
-    spread = rng.uniform(0.05, 0.25)
     for i, offset in enumerate((-1.5, -0.5, 0.5, 1.5)):
         base = palm_centre + direction * palm_len * 0.3 + side * offset * finger_width * 1.15
-        finger_dir = direction + side * offset * spread
+        finger_dir = direction + side * offset * hand.spread
         finger_dir /= np.linalg.norm(finger_dir)
         length = palm_len * (0.55 + 0.12 * (1.5 - abs(offset))) * (0.7 if i == 3 else 1.0)
         cv2.line(mask, _pt(base), _pt(base + finger_dir * length), 1.0, finger_width, cv2.LINE_AA)
-    thumb_side = side * (1 if rng.random() < 0.5 else -1)
+    thumb_side = side * hand.thumb
     thumb_base = wrist + direction * palm_len * 0.2 + thumb_side * arm_width * 0.45
     thumb_dir = direction * 0.6 + thumb_side * 0.8
     cv2.line(mask, _pt(thumb_base), _pt(thumb_base + thumb_dir * palm_len * 0.5), 1.0, int(finger_width * 1.2),
@@ -160,18 +179,21 @@ def _pt(p: np.ndarray) -> tuple[int, int]:
     return round(float(p[0])), round(float(p[1]))
 
 
-def paint_hand(image: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Lay a skin-coloured hand with its mask over the image, with a soft shadow beside it."""
-    height, width = mask.shape
-    shift = np.float32([[1, 0, rng.uniform(4, 12) * width / 640], [0, 1, rng.uniform(4, 12) * width / 640]])
-    shadow = cv2.GaussianBlur(cv2.warpAffine(mask, shift, (width, height)), (0, 0), 6 * width / 640)
+def paint_hand(image: np.ndarray, hand: Hand) -> np.ndarray:
+    """Lay the skin-coloured hand over the image, with a soft shadow beside it."""
+    height, width = image.shape[:2]
+    scale = width / 640
+    mask = hand_mask(hand, (width, height))
+    dx, dy = hand.shadow_offset
+    shift = np.float32([[1, 0, dx * scale], [0, 1, dy * scale]])
+    shadow = cv2.GaussianBlur(cv2.warpAffine(mask, shift, (width, height)), (0, 0), 6 * scale)
     image = image * (1 - 0.45 * shadow[..., None])
-    skin = np.asarray(SKIN_TONES[rng.integers(len(SKIN_TONES))], np.float32) + rng.normal(0, 8, 3).astype(np.float32)
     # Shading across the arm: distance from the mask's edge makes it rounder.
-    depth = cv2.GaussianBlur(mask, (0, 0), 10 * width / 640)
-    texture = 1 + 0.05 * _noise_field(rng, height, width, (12, 16))
-    hand = skin[None, None, :] * (0.75 + 0.35 * depth[..., None]) * texture[..., None]
-    return image * (1 - mask[..., None]) + hand * mask[..., None]
+    depth = cv2.GaussianBlur(mask, (0, 0), 10 * scale)
+    texture = 1 + 0.05 * _noise_field(np.random.default_rng(hand.texture_seed), height, width, (12, 16))
+    skin = np.asarray(hand.skin, np.float32)
+    painted = skin[None, None, :] * ((0.75 + 0.35 * depth) * texture)[..., None]
+    return image * (1 - mask[..., None]) + painted * mask[..., None]
 
 
 def finish_frame(image: np.ndarray, rng: np.random.Generator, *, defocus: float, noise: float,

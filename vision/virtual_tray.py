@@ -17,7 +17,7 @@ are those of `render_tray(seed)` with the same model, faces, n_dice, size and lo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import cv2
@@ -25,7 +25,16 @@ import numpy as np
 
 from vision.models import D6, DieKind, DieModel, Face
 from vision.render_die import Camera, DieLook, DieSprite, RenderError, cube_corners, draw_die, face_texture, rotation
-from vision.render_scene import TRAY_SURFACES, draw_tray, finish_frame, hand_mask, light_field, paint_hand, tray_surface
+from vision.render_scene import (
+    TRAY_SURFACES,
+    Hand,
+    draw_tray,
+    finish_frame,
+    light_field,
+    paint_hand,
+    sample_hand,
+    tray_surface,
+)
 
 __all__ = ["DIE_COLOURS", "DIE_HAZARDS", "HAZARDS", "PIP_COLOURS", "TRAY_HAZARDS", "Look", "RenderError",
            "RenderedTray", "TrayDie", "empty_tray", "render_tray", "roll_frames"]
@@ -578,11 +587,14 @@ def _shadows(image: np.ndarray, dice: list[_Die], scene: _Scene) -> np.ndarray:
     return image * darkening[..., None]
 
 
-def _compose(scene: _Scene, dice: list[_Die], hand: np.ndarray | None, hand_rng: np.random.Generator | None
-             ) -> tuple[np.ndarray, list[tuple[int, int, int, int] | None], list[tuple[float, float]]]:
+Box = tuple[int, int, int, int]
+
+
+def _compose(scene: _Scene, dice: list[_Die], hand: Hand | None = None
+             ) -> tuple[np.ndarray, list[Box | None], list[tuple[float, float]]]:
     """The noise-free frame, each die's box and the image position of its upward face's centre."""
     image = _shadows(scene.background.copy(), dice, scene)
-    boxes: list[tuple[int, int, int, int] | None] = [None] * len(dice)
+    boxes: list[Box | None] = [None] * len(dice)
     centres: list[tuple[float, float]] = [(0.0, 0.0)] * len(dice)
     for index in sorted(range(len(dice)), key=lambda i: dice[i].base_z):
         die = dice[index]
@@ -592,8 +604,8 @@ def _compose(scene: _Scene, dice: list[_Die], hand: np.ndarray | None, hand_rng:
         corners = cube_corners(die.size, die.turn, die.xy, die.base_z)
         up = int(np.argmax(corners[:, :, 2].mean(axis=1)))
         centres[index] = tuple(float(v) for v in scene.camera.project(corners[up].mean(axis=0, keepdims=True))[0])
-    if hand is not None and hand_rng is not None:
-        image = paint_hand(image, hand, hand_rng)
+    if hand is not None:
+        image = paint_hand(image, hand)
     return image * scene.gain, boxes, centres
 
 
@@ -626,8 +638,8 @@ def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, f
     options = Look.from_options(look)
     scene = _make_scene(streams["tray"], size, options, full_floor="cut" in hazards)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, hazards, options, scene)
-    hand = hand_mask(streams["hand"], size) if "hand" in hazards else None
-    clean, boxes, centres = _compose(scene, dice, hand, streams["hand"])
+    hand = sample_hand(streams["hand"]) if "hand" in hazards else None
+    clean, boxes, centres = _compose(scene, dice, hand)
     image = finish_frame(clean, streams["noise"], defocus=scene.defocus, noise=scene.noise,
                          jpeg_quality=scene.jpeg_quality)
     truth = []
@@ -645,7 +657,7 @@ def empty_tray(seed: int, size: tuple[int, int] = (640, 480), **look: Any) -> np
     """The tray of `render_tray(seed, size=size, **look)` with no dice in it (BGR uint8)."""
     streams = _streams(seed)
     scene = _make_scene(streams["tray"], _check_size(size), Look.from_options(look), full_floor=False)
-    clean, _, _ = _compose(scene, [], None, None)
+    clean, _, _ = _compose(scene, [])
     return finish_frame(clean, streams["noise"], defocus=scene.defocus, noise=scene.noise,
                         jpeg_quality=scene.jpeg_quality)
 
@@ -671,7 +683,7 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     options = Look.from_options(look)
     scene = _make_scene(streams["tray"], size, options, full_floor=False)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, frozenset(), options, scene)
-    motion_rng, noise_rng, hand_rng = streams["motion"], streams["noise"], streams["hand"]
+    motion_rng, noise_rng = streams["motion"], streams["noise"]
 
     def finish(clean: np.ndarray) -> np.ndarray:
         return finish_frame(clean, noise_rng, defocus=scene.defocus, noise=scene.noise,
@@ -679,12 +691,13 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
 
     frames = []
     edge = int(motion_rng.integers(4))
-    entry = motion_rng.uniform(0.3, 0.7)
+    hand = sample_hand(streams["hand"], edge=edge, entry=motion_rng.uniform(0.3, 0.7))
+    sweep = motion_rng.choice([-0.06, 0.06])
     for t in range(hand_frames):
-        # The hand reaches in, lets go and pulls back: deepest in the middle of its frames.
+        # The hand reaches in, lets go and pulls back (deepest in the middle of its frames), moving sideways.
         reach = 0.15 + 0.35 * np.sin(np.pi * (t + 0.5) / hand_frames)
-        mask = hand_mask(hand_rng, size, reach=reach, edge=edge, entry=entry)
-        clean, _, _ = _compose(scene, [], mask, hand_rng)
+        pose = replace(hand, reach=float(reach), entry=float(np.clip(hand.entry + sweep * t, 0.1, 0.9)))
+        clean, _, _ = _compose(scene, [], pose)
         frames.append(finish(clean))
 
     width, height = size
@@ -706,10 +719,10 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
             moving.append(die.moved((float(position[0]), float(position[1])), hop, die_turn,
                                     (float(delta[0]) * 0.6, float(delta[1]) * 0.6)))
             before[:] = position
-        clean, _, _ = _compose(scene, moving, None, None)
+        clean, _, _ = _compose(scene, moving)
         frames.append(finish(clean))
 
     if still:
-        clean, _, _ = _compose(scene, dice, None, None)
+        clean, _, _ = _compose(scene, dice)
         frames.extend(finish(clean) for _ in range(still))
     return frames

@@ -1,0 +1,276 @@
+"""The virtual tray: deterministic, truthful boxes, the faces asked for, and every hazard when asked.
+
+Truth is checked by independent measurement on the pixels (difference from the empty tray, dark blobs on a
+white die), not by reading the renderer's own bookkeeping back.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.errors import DiceCompanionError
+from vision.models import D6, EXCAPE, DieKind, DieModel, Face
+from vision.virtual_tray import (
+    DIE_COLOURS,
+    RenderError,
+    empty_tray,
+    render_tray,
+    roll_frames,
+)
+
+CLEAN = {"clean": True, "tray": "card", "full_floor": True}
+SIZE = (480, 360)
+
+
+def changed_mask(seed: int, image: np.ndarray, **look: object) -> np.ndarray:
+    """Pixels where the render differs from the same tray without dice (noise-free looks only)."""
+    empty = empty_tray(seed, (image.shape[1], image.shape[0]), **look)
+    return (np.abs(image.astype(int) - empty).max(axis=2) > 12).astype(np.uint8)
+
+
+def test_same_seed_same_pixels_and_truth() -> None:
+    first = render_tray(11, EXCAPE, n_dice=4, size=SIZE, hazards=frozenset({"blurred"}))
+    again = render_tray(11, EXCAPE, n_dice=4, size=SIZE, hazards=frozenset({"blurred"}))
+    other = render_tray(12, EXCAPE, n_dice=4, size=SIZE, hazards=frozenset({"blurred"}))
+    assert np.array_equal(first.image, again.image)
+    assert first.dice == again.dice
+    assert not np.array_equal(first.image, other.image)
+    assert np.array_equal(empty_tray(11, SIZE), empty_tray(11, SIZE))
+    frames, frames_again = (roll_frames(3, rolling=2, still=2, size=(320, 240)) for _ in range(2))
+    assert all(np.array_equal(a, b) for a, b in zip(frames, frames_again, strict=True))
+
+
+def test_image_is_bgr_uint8_of_the_requested_size() -> None:
+    rendered = render_tray(5, D6, size=(400, 300))
+    assert rendered.image.dtype == np.uint8
+    assert rendered.image.shape == (300, 400, 3)
+    x, y, w, h = rendered.floor
+    assert x >= 0 and y >= 0 and x + w <= 400 and y + h <= 300
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_boxes_are_inside_the_image_and_tight_around_each_die(seed: int) -> None:
+    rendered = render_tray(seed, D6, n_dice=6, size=SIZE, **CLEAN)
+    changed = changed_mask(seed, rendered.image, **CLEAN)
+    height, width = changed.shape
+    covered = np.zeros_like(changed)
+    for die in rendered.dice:
+        x, y, w, h = die.box
+        assert x >= 0 and y >= 0 and x + w <= width and y + h <= height
+        assert 0.8 * die.size <= max(w, h) <= 1.6 * die.size
+        inside = changed[y:y + h, x:x + w]
+        rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
+        # The die's own pixels reach every side of its box (to within the anti-aliased rim).
+        assert rows[0] <= 2 and cols[0] <= 2 and rows[-1] >= h - 3 and cols[-1] >= w - 3
+        covered[max(0, y - 2):y + h + 2, max(0, x - 2):x + w + 2] = 1
+    # Nothing was drawn outside the boxes.
+    assert np.count_nonzero(changed & (1 - covered)) == 0
+
+
+def test_boxes_stay_inside_the_image_on_every_look() -> None:
+    for seed in range(8):
+        rendered = render_tray(seed, EXCAPE if seed % 2 else D6, size=(640, 480),
+                               hazards=frozenset({"cut"} if seed % 3 == 0 else ()))
+        for die in rendered.dice:
+            x, y, w, h = die.box
+            assert w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= 640 and y + h <= 480
+
+
+def count_marks(image: np.ndarray, box: tuple[int, int, int, int]) -> list[int]:
+    """Areas of the dark marks on a light die: dark blobs away from the box border."""
+    x, y, w, h = box
+    crop = cv2.cvtColor(image[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    dark = (crop < 100).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    return [int(stats[i, cv2.CC_STAT_AREA]) for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= 4]
+
+
+@pytest.mark.parametrize(("model", "faces"), [
+    (D6, ["1", "2", "3", "4", "5", "6"]),
+    (EXCAPE, ["7", "X", "4", "5", "1", "X"]),
+])
+def test_requested_faces_are_the_faces_drawn(model: DieModel, faces: list[str]) -> None:
+    rendered = render_tray(21, model, faces=faces, size=(640, 480), die_colour="white", pip_colour="black",
+                           die_size=44, **CLEAN)
+    assert [d.label for d in rendered.dice] == faces
+    for die in rendered.dice:
+        marks = count_marks(rendered.image, die.box)
+        if die.label == "X":
+            assert die.appearance == "symbol:cross"
+            # One printed cross: a single mark, far bigger than a pip.
+            assert len(marks) == 1 and marks[0] > 4 * np.pi * (0.16 * 22) ** 2
+        else:
+            assert len(marks) == int(die.label), (die.label, marks)
+
+
+def test_excape_pair_is_one_die_of_each_kind() -> None:
+    for seed in range(4):
+        rendered = render_tray(seed, EXCAPE, size=(320, 240))
+        assert sorted(d.kind for d in rendered.dice) == ["excape-a", "excape-b"]
+        for die in rendered.dice:
+            kind = next(k for k in EXCAPE.kinds if k.name == die.kind)
+            assert die.label in {f.label for f in kind.faces}
+    # A face only one kind has goes to that kind.
+    rendered = render_tray(0, EXCAPE, faces=["7", "5"], size=(320, 240))
+    assert [d.kind for d in rendered.dice] == ["excape-a", "excape-b"]
+
+
+def test_taught_faces_render_as_their_label() -> None:
+    model = DieModel("mine", (DieKind("mine", (Face("skull", "taught:skull"), Face("A", "taught:a"))),))
+    rendered = render_tray(4, model, faces=["skull", "A"], die_colour="white", pip_colour="black", die_size=50,
+                           size=(320, 240), **CLEAN)
+    assert [d.appearance for d in rendered.dice] == ["taught:skull", "taught:a"]
+    for die in rendered.dice:
+        assert count_marks(rendered.image, die.box), "a taught face must show a mark"
+
+
+def test_every_die_colour_renders_with_visible_pips() -> None:
+    for index, colour in enumerate(DIE_COLOURS):
+        rendered = render_tray(index, D6, faces=["5"], die_colour=colour, die_size=44, size=(200, 160), **CLEAN)
+        (die,) = rendered.dice
+        assert die.colour == colour
+        x, y, w, h = die.box
+        crop = rendered.image[y + h // 4:y + 3 * h // 4, x + w // 4:x + 3 * w // 4].astype(float)
+        assert crop.std() > 20, f"{colour}: pips must contrast with the body"
+
+
+def die_area(changed: np.ndarray, box: tuple[int, int, int, int]) -> int:
+    x, y, w, h = box
+    return int(np.count_nonzero(changed[y:y + h, x:x + w]))
+
+
+def test_cocked_die_leans_showing_a_side_face() -> None:
+    for seed in range(3):
+        rendered = render_tray(seed, D6, n_dice=3, size=SIZE, hazards=frozenset({"cocked"}), die_size=40, **CLEAN)
+        changed = changed_mask(seed, rendered.image, **CLEAN)
+        cocked = [d for d in rendered.dice if "cocked" in d.hazards]
+        flat = [d for d in rendered.dice if not d.hazards]
+        assert len(cocked) == 1 and len(flat) == 2
+        # Seen from above a die lying flat covers about size^2 (plus its anti-aliased rim); a leaning one shows
+        # its top and a side: (cos + sin) of its tilt, 1.3 to 1.4 times as much.
+        assert die_area(changed, cocked[0].box) > 1.2 * cocked[0].size ** 2
+        for die in flat:
+            assert die_area(changed, die.box) < 1.1 * die.size ** 2
+
+
+def test_stacked_dice_overlap() -> None:
+    for seed in range(3):
+        rendered = render_tray(seed, D6, n_dice=4, size=SIZE, hazards=frozenset({"stacked"}))
+        stacked = [d for d in rendered.dice if "stacked" in d.hazards]
+        assert len(stacked) == 2
+        (ax, ay, aw, ah), (bx, by, bw, bh) = (d.box for d in stacked)
+        overlap_w = min(ax + aw, bx + bw) - max(ax, bx)
+        overlap_h = min(ay + ah, by + bh) - max(ay, by)
+        assert overlap_w > 0.2 * stacked[0].size and overlap_h > 0.2 * stacked[0].size
+
+
+def test_cut_die_is_partly_outside_the_frame() -> None:
+    for seed in range(4):
+        rendered = render_tray(seed, D6, n_dice=2, size=SIZE, hazards=frozenset({"cut"}), **CLEAN)
+        (cut,) = [d for d in rendered.dice if "cut" in d.hazards]
+        x, y, w, h = cut.box
+        assert x == 0 or y == 0 or x + w == SIZE[0] or y + h == SIZE[1]
+        visible = die_area(changed_mask(seed, rendered.image, **CLEAN), cut.box)
+        assert 0.15 * cut.size ** 2 < visible < 0.85 * cut.size ** 2
+
+
+def sharpness(image: np.ndarray, box: tuple[int, int, int, int]) -> float:
+    x, y, w, h = box
+    grey = cv2.cvtColor(image[y:y + h, x:x + w], cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var())
+
+
+def test_blurred_die_is_smeared() -> None:
+    for seed in range(3):
+        sharp = render_tray(seed, D6, n_dice=3, size=SIZE, **CLEAN)
+        blurred = render_tray(seed, D6, n_dice=3, size=SIZE, hazards=frozenset({"blurred"}), **CLEAN)
+        (index,) = [i for i, d in enumerate(blurred.dice) if "blurred" in d.hazards]
+        # Same layout (the blur is added after placing), so the same die can be compared with itself.
+        assert blurred.dice[index].label == sharp.dice[index].label
+        assert sharpness(blurred.image, blurred.dice[index].box) < 0.5 * sharpness(sharp.image, sharp.dice[index].box)
+
+
+def test_hand_enters_the_tray() -> None:
+    for seed in range(3):
+        without = render_tray(seed, D6, n_dice=2, size=SIZE, **CLEAN)
+        rendered = render_tray(seed, D6, n_dice=2, size=SIZE, hazards=frozenset({"hand"}), **CLEAN)
+        assert rendered.hazards == frozenset({"hand"})
+        assert all(not d.hazards for d in rendered.dice)
+        differs = np.abs(rendered.image.astype(int) - without.image).max(axis=2) > 25
+        assert differs.mean() > 0.03
+        # The arm comes in over the frame's edge.
+        assert differs[0].any() or differs[-1].any() or differs[:, 0].any() or differs[:, -1].any()
+        # Mostly skin-coloured (a red-orange hue, clearly saturated); the rest is its shadow on the tray.
+        hue, saturation, _ = cv2.cvtColor(rendered.image, cv2.COLOR_BGR2HSV)[differs].T.astype(int)
+        skin = ((hue <= 25) | (hue >= 170)) & (saturation > 40)
+        assert skin.mean() > 0.6
+
+
+def test_all_hazards_together() -> None:
+    hazards = frozenset({"cocked", "stacked", "cut", "blurred", "hand"})
+    rendered = render_tray(9, EXCAPE, n_dice=6, size=(640, 480), hazards=hazards)
+    found = set().union(*(d.hazards for d in rendered.dice)) | rendered.hazards
+    assert found == hazards
+
+
+def test_roll_frames_tumble_then_rest_on_the_rendered_tray() -> None:
+    size = (320, 240)
+    frames = roll_frames(8, EXCAPE, faces=["7", "X"], size=size, hand_frames=2, rolling=4, still=3, noise=2.0,
+                         jpeg_quality=None)
+    assert len(frames) == 2 + 4 + 3
+    assert all(f.shape == (240, 320, 3) and f.dtype == np.uint8 for f in frames)
+    at_rest = render_tray(8, EXCAPE, faces=["7", "X"], size=size, noise=2.0, jpeg_quality=None)
+
+    def difference(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.abs(a.astype(int) - b).mean())
+
+    # The still frames differ only by sensor noise, and show the dice of render_tray with the same arguments.
+    assert difference(frames[-1], frames[-2]) < 3.0
+    assert difference(frames[-1], at_rest.image) < 3.0
+    for die in at_rest.dice:
+        x, y, w, h = die.box
+        assert difference(frames[-1][y:y + h, x:x + w], at_rest.image[y:y + h, x:x + w]) < 4.0
+    # While they tumble, every frame differs from the next.
+    for before, after in itertools.pairwise(frames[:7]):
+        changed = (np.abs(before.astype(int) - after).max(axis=2) > 30).mean()
+        assert changed > 0.002
+
+
+def test_empty_tray_is_the_tray_of_render_tray() -> None:
+    assert np.array_equal(empty_tray(6, SIZE, tray="felt"), render_tray(6, D6, n_dice=0, size=SIZE, tray="felt").image)
+
+
+def test_many_dice_fit_or_fail_clearly() -> None:
+    rendered = render_tray(2, D6, n_dice=25, size=(640, 640))
+    assert len(rendered.dice) == 25
+    with pytest.raises(RenderError, match="cannot fit"):
+        render_tray(2, D6, n_dice=60, size=(160, 120), die_size=40)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"hazards": frozenset({"sneeze"})}, "unknown hazard"),
+    ({"faces": ["9"]}, "no face labelled '9'"),
+    ({"faces": ["1", "2"], "n_dice": 3}, "n_dice=3 but 2 faces"),
+    ({"n_dice": 1, "hazards": frozenset({"stacked"})}, "at least 2 dice"),
+    ({"sparkle": True}, "unknown look option"),
+    ({"tray": "glass"}, "tray must be"),
+    ({"die_colour": "pink"}, "die_colour must be"),
+    ({"size": (10, 10)}, "size must be"),
+    ({"jpeg_quality": 0}, "jpeg_quality"),
+    ({"n_dice": -1}, "n_dice must be"),
+])
+def test_bad_requests_get_clear_errors(kwargs: dict, message: str) -> None:
+    with pytest.raises(RenderError, match=message) as error:
+        render_tray(1, D6, **kwargs)
+    assert isinstance(error.value, DiceCompanionError)
+
+
+def test_bad_seed_and_frame_counts() -> None:
+    with pytest.raises(RenderError, match="seed"):
+        render_tray(-1)
+    with pytest.raises(RenderError, match="rolling"):
+        roll_frames(1, rolling=-2)

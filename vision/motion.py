@@ -1,0 +1,201 @@
+"""When to read the tray: a small state machine over successive camera frames.
+
+    "empty"   -> nothing to read (the last read found no dice)
+    "rolling" -> something moves (dice tumbling, a hand in the tray), or it has not been still for long enough
+    "settled" -> still for `still_frames` frames: read now (update() says read_now exactly once)
+    "read"    -> the caller read the dice (mark_read) and they have not moved since
+
+Motion re-arms it: after any movement the next settle gives one more read. It is cheap enough to run on every
+frame on a Raspberry Pi: the frame (or the tray region of it) is shrunk to ~160 px of grey, blurred, and compared
+with the previous frame; the changed fraction of pixels decides. Sensor noise is ignored because the per-pixel
+threshold follows the noise actually measured (median absolute difference), and slow or global light changes
+(auto exposure, a cloud) because the median shift between frames is taken out before thresholding.
+
+A hand is a big change (rolling, hand=True). A hand that rests still in the tray is caught once the tray is known
+empty: the frame the reader found empty becomes a reference, and a settle that differs from it over a large area
+is not read (for at most `hand_patience` frames, so a stale reference cannot block reading forever).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from companion.errors import DiceCompanionError
+
+MotionState = Literal["empty", "rolling", "settled", "read"]
+
+
+class MotionError(DiceCompanionError):
+    """The motion tracker was given something that is not a camera frame, or bad settings."""
+
+
+@dataclass(frozen=True)
+class MotionUpdate:
+    state: MotionState
+    read_now: bool             # run the reader on this frame, then call mark_read(number of dice found)
+    changed_fraction: float    # of the (tray region's) pixels that changed since the previous frame
+    hand: bool = False         # a change or occupation big enough to be a hand or arm in the tray
+    still_frames: int = 0      # consecutive frames without motion, this one included
+
+
+class MotionTracker:
+    """Feed every camera frame to update(); read the dice when it says read_now; report back with mark_read().
+
+    still_frames: frames without motion before reading. motion_threshold: fraction of changed pixels that counts
+    as motion. hand_threshold: the fraction one changed area reaching in over the edge must cover to be a hand.
+    occupied_threshold: the fraction that may differ from the known empty tray before a still scene counts as a
+    hand resting in the tray.
+    tray: optional (x, y, w, h) region of the frame to watch, e.g. from a calibration.
+    """
+
+    def __init__(self, still_frames: int = 3, motion_threshold: float = 0.0015, *, hand_threshold: float = 0.08,
+                 occupied_threshold: float = 0.25, hand_patience: int = 30, width: int = 160,
+                 min_pixel_threshold: float = 6.0, tray: tuple[int, int, int, int] | None = None) -> None:
+        if isinstance(still_frames, bool) or not isinstance(still_frames, int) or still_frames < 1:
+            raise MotionError(f"still_frames must be a whole number of frames >= 1, got {still_frames!r}")
+        for name, value in (("motion_threshold", motion_threshold), ("hand_threshold", hand_threshold),
+                            ("occupied_threshold", occupied_threshold)):
+            if not 0 < value < 1:
+                raise MotionError(f"{name} must be a fraction of the pixels between 0 and 1, got {value!r}")
+        if hand_threshold <= motion_threshold:
+            raise MotionError(f"hand_threshold ({hand_threshold}) must be above motion_threshold ({motion_threshold})")
+        if not 16 <= width <= 1024:
+            raise MotionError(f"width (of the shrunk frame) must be 16..1024 pixels, got {width!r}")
+        if hand_patience < 0 or min_pixel_threshold <= 0:
+            raise MotionError("hand_patience must be >= 0 and min_pixel_threshold > 0")
+        if tray is not None and (len(tray) != 4 or tray[2] <= 0 or tray[3] <= 0):
+            raise MotionError(f"tray must be (x, y, w, h) with positive width and height, got {tray!r}")
+        self.still_frames = still_frames
+        self.motion_threshold = motion_threshold
+        self.hand_threshold = hand_threshold
+        self.occupied_threshold = occupied_threshold
+        self.hand_patience = hand_patience
+        self.width = width
+        self.min_pixel_threshold = min_pixel_threshold
+        self.tray = None if tray is None else tuple(int(v) for v in tray)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything: the next settle is read (the tray's content is unknown)."""
+        self._state: MotionState = "empty"
+        self._previous: np.ndarray | None = None
+        self._still = 0
+        self._armed = True
+        self._blocked = 0
+        self._awaiting: np.ndarray | None = None  # the frame handed to the reader, until mark_read
+        self._empty_reference: np.ndarray | None = None
+
+    @property
+    def state(self) -> MotionState:
+        return self._state
+
+    def request_read(self) -> None:
+        """Read again at the next still frame, without waiting for motion (e.g. a player asks for a re-read)."""
+        self._armed = True
+
+    def mark_read(self, dice_found: int) -> None:
+        """The reader has read the frame update() asked for: how many dice it found (0: the tray is empty)."""
+        if isinstance(dice_found, bool) or not isinstance(dice_found, int | np.integer) or dice_found < 0:
+            raise MotionError(f"dice_found must be a count >= 0, got {dice_found!r}")
+        if dice_found == 0:
+            self._state = "empty"
+            if self._awaiting is not None:
+                self._empty_reference = self._awaiting
+        else:
+            self._state = "read"
+        self._awaiting = None
+
+    def update(self, frame: np.ndarray) -> MotionUpdate:
+        small = self._shrink(frame)
+        previous, self._previous = self._previous, small
+        if previous is None or previous.shape != small.shape:
+            # First frame (or the camera changed size): nothing to compare with, so nothing is known to be still.
+            self._still = 0
+            return MotionUpdate(self._state, False, 0.0, False, 0)
+
+        changed_mask = _changed_pixels(previous, small, self.min_pixel_threshold)
+        changed = float(np.count_nonzero(changed_mask)) / changed_mask.size
+        if changed > self.motion_threshold:
+            self._still = 0
+            self._armed = True
+            self._blocked = 0
+            self._state = "rolling"
+            return MotionUpdate("rolling", False, changed, _reaches_in(changed_mask, self.hand_threshold), 0)
+
+        self._still += 1
+        if not self._armed or self._still < self.still_frames:
+            # Still, but either already read (state stays) or not yet still for long enough.
+            return MotionUpdate(self._state, False, changed, self._blocked > 0, self._still)
+
+        if self._looks_occupied(small) and self._blocked < self.hand_patience:
+            self._blocked += 1
+            self._state = "rolling"
+            return MotionUpdate("rolling", False, changed, True, self._still)
+
+        self._armed = False
+        self._blocked = 0
+        self._state = "settled"
+        self._awaiting = small
+        return MotionUpdate("settled", True, changed, False, self._still)
+
+    def _looks_occupied(self, small: np.ndarray) -> bool:
+        """Does the still scene differ from the known empty tray over an area no handful of dice covers?"""
+        reference = self._empty_reference
+        if reference is None or reference.shape != small.shape:
+            return False
+        occupied = _changed_pixels(reference, small, 3 * self.min_pixel_threshold)
+        return float(np.count_nonzero(occupied)) / occupied.size > self.occupied_threshold
+
+    def _shrink(self, frame: np.ndarray) -> np.ndarray:
+        if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3) \
+                or (frame.ndim == 3 and frame.shape[2] not in (1, 3, 4)) or frame.size == 0:
+            got = (f"{frame.dtype} array of shape {frame.shape}" if isinstance(frame, np.ndarray)
+                   else type(frame).__name__)
+            raise MotionError(f"expected a camera frame: a uint8 BGR (h, w, 3) or grey (h, w) array, got {got}")
+        if self.tray is not None:
+            x, y, w, h = self.tray
+            height, width = frame.shape[:2]
+            x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, width), min(y + h, height)
+            if x0 >= x1 or y0 >= y1:
+                raise MotionError(f"tray region {self.tray} lies outside the {width}x{height} frame")
+            frame = frame[y0:y1, x0:x1]
+        if frame.ndim == 3:
+            channels = frame.shape[2]
+            frame = frame[..., 0] if channels == 1 else cv2.cvtColor(
+                frame, cv2.COLOR_BGR2GRAY if channels == 3 else cv2.COLOR_BGRA2GRAY)
+        height, width = frame.shape
+        if width > self.width:
+            size = (self.width, max(1, round(height * self.width / width)))
+            frame = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(frame.astype(np.float32), (5, 5), 1.2)
+
+
+def _changed_pixels(before: np.ndarray, after: np.ndarray, min_threshold: float) -> np.ndarray:
+    """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of exposure."""
+    # Exposure gain first (auto exposure scales bright tray and dark dice alike), then any remaining offset.
+    gain = float(np.median(after)) / max(float(np.median(before)), 1.0)
+    diff = after - np.float32(gain) * before
+    deviation = np.abs(diff - np.float32(np.median(diff)))
+    # Median absolute deviation: the noise level of the unchanged majority of pixels.
+    noise = 1.4826 * float(np.median(deviation))
+    threshold = max(min_threshold, 5.0 * noise)
+    return (deviation > threshold).astype(np.uint8)
+
+
+def _reaches_in(changed: np.ndarray, min_fraction: float) -> bool:
+    """Is there one changed area that comes in over the edge and covers at least min_fraction of the view?
+
+    That is an arm and a hand; dice, even tumbling and blurred, change small separate patches.
+    """
+    count, _, stats, _ = cv2.connectedComponentsWithStats(cv2.dilate(changed, np.ones((3, 3), np.uint8)), 8)
+    height, width = changed.shape
+    for index in range(1, count):
+        x, y, w, h, area = stats[index]
+        touches_edge = x == 0 or y == 0 or x + w == width or y + h == height
+        if touches_edge and area >= min_fraction * changed.size:
+            return True
+    return False

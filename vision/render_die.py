@@ -112,13 +112,14 @@ def face_texture(face: Face, look: DieLook, texture_px: int, rng: np.random.Gene
     t = texture_px
     texture = np.empty((t, t, 4), np.float32)
     texture[..., 3] = 1.0
-    body = texture[..., :3]
-    body[:] = look.body
-    if look.marble is not None:
+    bevel = _bevel(t)[..., None]
+    colour = np.asarray(look.body, np.float32)
+    if look.marble is None:
+        texture[..., :3] = bevel * colour
+    else:
         swirl = _smooth_noise(rng, (t, t), 4)
         swirl = (0.5 + 0.5 * np.sin(swirl * 6.0))[..., None]  # bands, like poured resin
-        body[:] = body * swirl + np.asarray(look.marble, np.float32) * (1 - swirl)
-    body *= _bevel(t)[..., None]
+        texture[..., :3] = bevel * (colour * swirl + np.asarray(look.marble, np.float32) * (1 - swirl))
     _draw_marks(texture, face, (*look.pip, 1.0), t)
     return texture
 

@@ -266,7 +266,7 @@ class _Die:
 
     def texture(self, index: int) -> np.ndarray:
         if index not in self.textures:
-            texture_px = int(np.clip(round(self.size * 2.5), 48, 128))  # about the supersampled die
+            texture_px = int(np.clip(round(self.size * 2), 40, 112))  # twice the die's size on screen
             rng = np.random.default_rng([self.texture_seed, index])
             self.textures[index] = face_texture(self.faces[index], self.look, texture_px, rng)
         return self.textures[index]
@@ -474,6 +474,26 @@ class _Placer:
         return False
 
 
+def _lay_out(placer: _Placer, order: list[int], cut: int | None, cocked: int | None, lower: int | None,
+             upper: int | None) -> bool:
+    """One attempt to place every die; False as soon as one does not fit."""
+    rng, dice = placer.rng, placer.dice
+    for die in dice:
+        die.turn, die.base_z, die.motion = _rest_turn(rng), 0.0, (0.0, 0.0)
+    if cut is not None and not placer.place(cut, placer.edge_point):
+        return False
+    if lower is not None:
+        dice[lower].turn = rotation((0, 0, 1), rng.uniform(0, 2 * np.pi))  # flat: a die must rest on it
+        if not placer.place(lower, placer.floor_point):
+            return False
+    for i in order:
+        if i not in placer.placed and i not in (cocked, upper) and not placer.place(i, placer.floor_point):
+            return False
+    if cocked is not None and not placer.leaning(cocked, [j for j in placer.placed if j not in (cut, lower)]):
+        return False
+    return upper is None or lower is None or placer.on_top_of(upper, lower)
+
+
 def _place(rng: np.random.Generator, dice: list[_Die], hazards: frozenset[str], scene: _Scene) -> None:
     """Positions and poses: no two dice overlap unless stacked; hazards go to different dice where possible."""
     n = len(dice)
@@ -492,24 +512,12 @@ def _place(rng: np.random.Generator, dice: list[_Die], hazards: frozenset[str], 
     cut, cocked = roles.get("cut"), roles.get("cocked")
     lower, upper = roles.get("stacked_lower"), roles.get("stacked_upper")
 
-    for _attempt in range(6):
+    floor_area = max(scene.floor[2] * scene.floor[3], 1)
+    for _attempt in range(8):
+        # Rejection sampling stalls long before the dice cover the floor: shrink crowded dice up front.
+        crowding = sum((1.5 * die.size) ** 2 for die in dice) / floor_area
         placer = _Placer(rng, dice, scene)
-        for die in dice:
-            die.turn, die.base_z, die.motion = _rest_turn(rng), 0.0, (0.0, 0.0)
-        ok = True
-        if cut is not None:
-            ok &= placer.place(cut, placer.edge_point)
-        if lower is not None:
-            dice[lower].turn = rotation((0, 0, 1), rng.uniform(0, 2 * np.pi))  # flat: a die must rest on it
-            ok &= placer.place(lower, placer.floor_point)
-        for i in order:
-            if i not in placer.placed and i not in (cocked, upper):
-                ok &= placer.place(i, placer.floor_point)
-        if cocked is not None and cocked not in placer.placed:
-            ok &= placer.leaning(cocked, [j for j in placer.placed if j not in (cut, lower)])
-        if upper is not None and lower is not None:
-            ok &= placer.on_top_of(upper, lower)
-        if ok:
+        if crowding < 0.8 and _lay_out(placer, order, cut, cocked, lower, upper):
             break
         for die in dice:  # Too crowded: shrink the dice and try again.
             die.size *= 0.9

@@ -15,7 +15,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules import Game, GameSetup, MexState, Roll, RuleError, format_log, parse_line, parse_log
+from companion.rules import Game, GameSetup, MexState, Roll, RuleError, Undo, format_log, parse_line, parse_log
 from companion.rules.values import EXCAPE_DIE_A, EXCAPE_DIE_B
 
 MAX_EVENTS = 700
@@ -110,6 +110,7 @@ def check_board(game: Game) -> None:
 def play_random_game(setup: GameSetup, seed: int) -> Game:
     rng = random.Random(seed)
     game = Game.new(setup)
+    history = [game]
     previous: tuple[str, str] | None = None
     for _ in range(MAX_EVENTS):
         if game.over:
@@ -130,6 +131,13 @@ def play_random_game(setup: GameSetup, seed: int) -> Game:
             check_board(after)
         assert after.events == (*game.events, event)
         game = after
+        history.append(game)
+        back = rng.randint(1, 3)
+        if rng.random() < 0.1 and len(history) > back:
+            rewound = game
+            for _ in range(back):
+                rewound = rewound.apply(Undo())
+            assert rewound.state == history[-1 - back].state, "consecutive undos do not go back step by step"
     check_expects_matches_rules(game, rng)
     return game
 

@@ -134,7 +134,8 @@ def test_higher_pairs_are_not_ejected_and_placing_above_a_higher_pair_is_allowed
 
 def test_occupied_space_is_refused():
     game = excape("roll 5 4", "place 2", "roll 6 1")
-    with pytest.raises(RuleError, match="space 2 is taken by Ann's 54"):
+    with pytest.raises(RuleError, match=r"space 2 is taken by Ann's 54; expected 'reroll' or 'place N' "
+                                        r"\(N = 0, 1, 3, 4, 5\) from Bob"):
         game.apply(parse_line("place 2"))
     with pytest.raises(RuleError, match="spaces 0 to 5"):
         game.apply(parse_line("place 6"))

@@ -132,10 +132,7 @@ def _refuse(state: ExcapeState, what: str) -> RuleError:
     if state.phase == "over":
         winner = state.name(state.winner) if state.winner is not None else "nobody"
         return RuleError(f"{what}: the game is over ({winner} won); expected nothing more (or undo)")
-    exp = expects(state)
-    words = exp.to_json()["actions"]
-    assert isinstance(words, list)
-    return RuleError(f"{what}; expected {' or '.join(repr(w) for w in words)} from {exp.actor}")
+    return RuleError(f"{what}; expected {expects(state).describe()}")
 
 
 def step(state: ExcapeState, event: Event) -> tuple[ExcapeState, tuple[Note, ...]]:

@@ -123,20 +123,11 @@ def expects(state: MexState) -> Expectation:
     return Expectation(None, "over", frozenset())
 
 
-def _expected_words(state: MexState) -> str:
-    exp = expects(state)
-    words = exp.to_json()["actions"]
-    assert isinstance(words, list)
-    return " or ".join(f"'{w}'" for w in words)
-
-
 def _refuse(state: MexState, what: str) -> RuleError:
     if state.phase == "over":
         winner = state.name(state.winner) if state.winner is not None else "nobody"
         return RuleError(f"{what}: the game is over ({winner} won); expected nothing more (or undo)")
-    actor = state.actor
-    who = state.name(actor) if actor is not None else "nobody"
-    return RuleError(f"{what}; expected {_expected_words(state)} from {who}")
+    return RuleError(f"{what}; expected {expects(state).describe()}")
 
 
 def step(state: MexState, event: Event) -> tuple[MexState, tuple[Note, ...]]:

@@ -25,6 +25,15 @@ class Expectation:
     kind: str
     actions: frozenset[str] = field(default_factory=frozenset)
 
+    def describe(self) -> str:
+        """The legal words as a phrase for error messages: "'reroll' or 'place N' (N = 0, 2, 5) from Ann"."""
+        words = sorted(self.actions, key=_action_order)
+        places = [word.split()[1] for word in words if word.startswith("place ")]
+        phrases = [f"'{word}'" for word in words if not word.startswith("place ")]
+        if places:
+            phrases.append(f"'place {places[0]}'" if len(places) == 1 else f"'place N' (N = {', '.join(places)})")
+        return f"{' or '.join(phrases)} from {self.actor}"
+
     def to_json(self) -> dict[str, object]:
         return {"actor": self.actor, "kind": self.kind, "actions": sorted(self.actions, key=_action_order)}
 

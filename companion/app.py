@@ -60,8 +60,8 @@ class TrayWatcher:
         from vision.motion import MotionTracker
 
         self.config = config or Config()
-        self.tracker = MotionTracker(still_frames=self.config.vision.still_frames)
         self.tray = tuple(self.config.camera.tray) or None
+        self.tracker = MotionTracker(still_frames=self.config.vision.still_frames, tray=self.tray)
         self._models = dict(BUILTIN_MODELS)
         self._custom = self._load_custom(self.config.vision.model) if self.config.vision.model else None
         self.reads = 0

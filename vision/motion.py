@@ -11,9 +11,10 @@ with the previous frame; the changed fraction of pixels decides. Sensor noise is
 threshold follows the noise actually measured (median absolute difference), and slow or global light changes
 (auto exposure, a cloud) because the median shift between frames is taken out before thresholding.
 
-A hand is a big change (rolling, hand=True). A hand that rests still in the tray is caught once the tray is known
-empty: the frame the reader found empty becomes a reference, and a settle that differs from it over a large area
-is not read (for at most `hand_patience` frames, so a stale reference cannot block reading forever).
+A hand is a big change reaching in over the edge of the view (rolling, hand=True). A hand that rests still in
+the tray is caught once the tray is known empty: the frame the reader found empty becomes a reference, and a
+settle that differs from it in one large area reaching in over the edge is not read (for at most `hand_patience`
+frames, so a stale reference cannot block reading for ever).
 """
 
 from __future__ import annotations
@@ -47,13 +48,13 @@ class MotionTracker:
 
     still_frames: frames without motion before reading. motion_threshold: fraction of changed pixels that counts
     as motion. hand_threshold: the fraction one changed area reaching in over the edge must cover to be a hand.
-    occupied_threshold: the fraction that may differ from the known empty tray before a still scene counts as a
-    hand resting in the tray.
+    occupied_threshold: the fraction one area reaching in over the edge that differs from the known empty tray
+    must cover for a still scene to count as a hand resting in the tray (a die covers well under 1%).
     tray: optional (x, y, w, h) region of the frame to watch, e.g. from a calibration.
     """
 
     def __init__(self, still_frames: int = 3, motion_threshold: float = 0.0015, *, hand_threshold: float = 0.08,
-                 occupied_threshold: float = 0.25, hand_patience: int = 30, width: int = 160,
+                 occupied_threshold: float = 0.04, hand_patience: int = 30, width: int = 160,
                  min_pixel_threshold: float = 6.0, tray: tuple[int, int, int, int] | None = None) -> None:
         if isinstance(still_frames, bool) or not isinstance(still_frames, int) or still_frames < 1:
             raise MotionError(f"still_frames must be a whole number of frames >= 1, got {still_frames!r}")
@@ -143,12 +144,13 @@ class MotionTracker:
         return MotionUpdate("settled", True, changed, False, self._still)
 
     def _looks_occupied(self, small: np.ndarray) -> bool:
-        """Does the still scene differ from the known empty tray over an area no handful of dice covers?"""
+        """Does the still scene differ from the known empty tray in one area, coming in over the edge, that is
+    bigger than any die (or row of touching dice)? That is an arm and a hand."""
         reference = self._empty_reference
         if reference is None or reference.shape != small.shape:
             return False
         occupied = _changed_pixels(reference, small, 3 * self.min_pixel_threshold)
-        return float(np.count_nonzero(occupied)) / occupied.size > self.occupied_threshold
+        return _reaches_in(occupied, self.occupied_threshold)
 
     def _shrink(self, frame: np.ndarray) -> np.ndarray:
         if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3) \

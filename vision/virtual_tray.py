@@ -674,15 +674,17 @@ def _random_turn(rng: np.random.Generator) -> np.ndarray:
     return rotation(rng.normal(size=3), rng.uniform(0, 2 * np.pi))
 
 
-def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = None, n_dice: int | None = 2,
+def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = None, n_dice: int | None = None,
                 size: tuple[int, int] = (640, 480), rolling: int = 6, still: int = 8, hand_frames: int = 0,
                 **look: Any) -> list[np.ndarray]:
     """A throw as the camera sees it: `hand_frames` of a hand reaching in and out, `rolling` frames of dice
     tumbling in with motion blur, then `still` frames of the dice at rest that differ only by sensor noise.
 
-    The dice at rest are exactly those of `render_tray(seed, model, faces=faces, n_dice=n_dice, size=size,
-    **look)`, so its truth is the truth of this throw.
+    n_dice defaults to len(faces), else 2. The dice at rest are exactly those of `render_tray(seed, model,
+    faces=faces, n_dice=n_dice, size=size, **look)` (with that n_dice), so its truth is the truth of this throw.
     """
+    if n_dice is None and faces is None:
+        n_dice = 2
     for name, value in (("rolling", rolling), ("still", still), ("hand_frames", hand_frames)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 500:
             raise RenderError(f"{name} must be a frame count 0..500, got {value!r}")
@@ -711,8 +713,10 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     width, height = size
     inward = {0: (1.0, 0.0), 1: (0.0, 1.0), 2: (-1.0, 0.0), 3: (0.0, -1.0)}[edge]
     rest = [(np.array(d.xy), d.turn) for d in dice]
-    starts = [np.array(d.xy) - np.array(inward) * motion_rng.uniform(0.5, 0.9) * max(width, height)
-              + motion_rng.normal(0, 0.05 * width, 2) for d in dice]
+    # They come in over the edge: every rolling frame shows some of each die.
+    starts = [np.clip(np.array(d.xy) - np.array(inward) * motion_rng.uniform(0.5, 0.9) * max(width, height)
+                      + motion_rng.normal(0, 0.05 * width, 2), -0.2 * d.size, np.array([width, height]) + 0.2 * d.size)
+              for d in dice]
     previous = [s.copy() for s in starts]
     for t in range(rolling):
         progress = (t + 1) / (rolling + 1)

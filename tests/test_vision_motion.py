@@ -1,0 +1,186 @@
+"""The motion state machine on virtual-tray sequences: one read per throw, never while anything moves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.errors import DiceCompanionError
+from vision.models import D6, EXCAPE
+from vision.motion import MotionError, MotionTracker, MotionUpdate
+from vision.virtual_tray import empty_tray, render_tray, roll_frames
+
+SIZE = (320, 240)
+
+
+def run(tracker: MotionTracker, frames: list[np.ndarray], dice_found: int = 2) -> list[MotionUpdate]:
+    """Feed the frames; whenever the tracker asks for a read, 'read' and report `dice_found` dice."""
+    updates = []
+    for frame in frames:
+        update = tracker.update(frame)
+        if update.read_now:
+            tracker.mark_read(dice_found)
+        updates.append(update)
+    return updates
+
+
+def reads(updates: list[MotionUpdate]) -> list[int]:
+    return [i for i, u in enumerate(updates) if u.read_now]
+
+
+def with_noise(image: np.ndarray, count: int, sigma: float, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [np.clip(image + rng.normal(0, sigma, image.shape), 0, 255).astype(np.uint8) for _ in range(count)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_one_read_per_throw_once_the_dice_are_still(seed: int) -> None:
+    rolling, still = 6, 8
+    frames = roll_frames(seed, EXCAPE if seed % 2 else D6, size=SIZE, rolling=rolling, still=still)
+    updates = run(MotionTracker(still_frames=3), frames)
+    # Frame `rolling` is the first at rest; it is compared with the last moving one, so stillness counts from
+    # the next frame, and three still frames later the tracker reads.
+    assert reads(updates) == [rolling + 3]
+    assert all(u.state == "rolling" and not u.read_now for u in updates[1:rolling + 1])
+    assert updates[rolling + 3].state == "settled"
+    assert [u.state for u in updates[rolling + 4:]] == ["read"] * (still - 4)
+
+
+def test_no_read_while_anything_moves() -> None:
+    frames = roll_frames(4, D6, n_dice=4, size=SIZE, rolling=12, still=0)
+    updates = run(MotionTracker(still_frames=2), frames)
+    assert reads(updates) == []
+    assert all(u.changed_fraction > 0.0015 and u.state == "rolling" for u in updates[1:])
+
+
+def test_motion_re_arms_for_the_next_throw() -> None:
+    # Two throws on the same tray (the tray depends on the seed only, the dice on the faces).
+    first = roll_frames(5, D6, faces=["3", "4"], size=SIZE, rolling=5, still=6)
+    second = roll_frames(5, D6, faces=["6", "1", "2"], size=SIZE, rolling=5, still=6)
+    updates = run(MotionTracker(still_frames=3), first + second)
+    assert reads(updates) == [5 + 3, 11 + 5 + 3]
+
+
+def test_still_frames_setting_is_honoured() -> None:
+    frames = roll_frames(6, D6, size=SIZE, rolling=4, still=10)
+    for still_frames in (1, 2, 5):
+        assert reads(run(MotionTracker(still_frames=still_frames), frames)) == [4 + still_frames]
+
+
+def test_a_hand_entering_the_tray_re_arms_and_is_flagged() -> None:
+    throw = roll_frames(7, D6, faces=["2", "5"], size=SIZE, rolling=5, still=6)
+    # The player's hand comes back in to pick the dice up and throw again.
+    again = roll_frames(7, D6, faces=["4", "4"], size=SIZE, hand_frames=4, rolling=5, still=6)
+    updates = run(MotionTracker(still_frames=3), throw + again)
+    hand_part = updates[len(throw):len(throw) + 4]
+    assert all(u.state == "rolling" and not u.read_now for u in hand_part)
+    assert any(u.hand for u in hand_part)
+    assert reads(updates) == [5 + 3, len(throw) + 4 + 5 + 3]
+
+
+def test_a_hand_resting_in_an_empty_tray_is_not_read() -> None:
+    empty = with_noise(empty_tray(8, SIZE).astype(float), 6, 2.0, seed=1)
+    hand = render_tray(8, D6, n_dice=0, size=SIZE, hazards=frozenset({"hand"})).image.astype(float)
+    resting = with_noise(hand, 8, 2.0, seed=2)
+    tracker = MotionTracker(still_frames=3)
+    updates = run(tracker, empty, dice_found=0)
+    assert reads(updates) == [3] and tracker.state == "empty"
+    updates = run(tracker, resting)
+    assert updates[0].state == "rolling" and updates[0].hand  # it came in: a big change over the edge
+    assert reads(updates) == []  # then held still: not dice, so nothing to read
+    assert all(u.hand and u.state == "rolling" for u in updates[3:])
+    # It leaves: the tray is read again (and found empty).
+    updates = run(tracker, with_noise(empty_tray(8, SIZE).astype(float), 6, 2.0, seed=3), dice_found=0)
+    assert reads(updates) == [3] and tracker.state == "empty"
+
+
+def test_a_still_hand_is_read_after_the_patience_runs_out() -> None:
+    # A stale empty reference (the light changed a lot) must not block reading for ever.
+    empty = with_noise(empty_tray(9, SIZE).astype(float), 5, 2.0, seed=1)
+    hand = with_noise(render_tray(9, D6, n_dice=0, size=SIZE, hazards=frozenset({"hand"})).image.astype(float),
+                      12, 2.0, seed=2)
+    tracker = MotionTracker(still_frames=2, hand_patience=5)
+    run(tracker, empty, dice_found=0)
+    updates = run(tracker, hand)
+    assert len(reads(updates)) == 1
+
+
+@pytest.mark.parametrize("sigma", [2.0, 6.0])
+def test_sensor_noise_does_not_trigger(sigma: float) -> None:
+    scene = render_tray(10, D6, n_dice=5, size=(640, 480), noise=0.0, jpeg_quality=None).image.astype(float)
+    tracker = MotionTracker(still_frames=3)
+    updates = run(tracker, with_noise(scene, 40, sigma, seed=4))
+    assert reads(updates) == [3]  # the first read only: the tray's content was unknown at start
+    assert all(u.changed_fraction <= tracker.motion_threshold for u in updates[1:])
+    assert tracker.state == "read"
+
+
+def test_slow_and_global_light_changes_do_not_trigger() -> None:
+    scene = render_tray(11, D6, n_dice=4, size=SIZE, noise=0.0, jpeg_quality=None).image.astype(float)
+    width = scene.shape[1]
+    ramp = np.linspace(0, 1, width)[None, :, None]
+    rng = np.random.default_rng(5)
+    frames = []
+    for t in range(60):
+        # Dimming by a quarter and a light sweeping across the tray over 60 frames, plus sensor noise.
+        gain = (1 - 0.25 * t / 60) * (1 + 0.15 * (t / 60) * (ramp - 0.5))
+        frames.append(np.clip(scene * gain + rng.normal(0, 2, scene.shape), 0, 255).astype(np.uint8))
+    # Auto exposure: one sudden 12% step.
+    frames += [np.clip(f.astype(float) * 1.12, 0, 255).astype(np.uint8) for f in frames[-5:]]
+    updates = run(MotionTracker(still_frames=3), frames)
+    assert reads(updates) == [3]
+    assert {u.state for u in updates[4:]} == {"read"}
+
+
+def test_tray_region_ignores_motion_outside_it() -> None:
+    frames = roll_frames(12, D6, n_dice=3, size=SIZE, rolling=4, still=6)
+    tray = (0, 0, 40, 40)  # a corner the dice never reach: no read is triggered by their motion
+    quiet = [u for u in run(MotionTracker(still_frames=3, tray=tray), frames)]
+    assert reads(quiet) == [3]  # just the initial read, while the dice tumble elsewhere
+    with pytest.raises(MotionError, match="outside"):
+        MotionTracker(tray=(400, 400, 10, 10)).update(frames[0])
+
+
+def test_request_read_reads_again_without_motion() -> None:
+    scene = with_noise(render_tray(13, D6, size=SIZE, noise=0.0).image.astype(float), 12, 2.0, seed=6)
+    tracker = MotionTracker(still_frames=2)
+    updates = run(tracker, scene[:6])
+    assert reads(updates) == [2]
+    tracker.request_read()
+    updates = run(tracker, scene[6:])
+    assert len(reads(updates)) == 1
+
+
+def test_empty_read_goes_back_to_empty_and_motion_to_rolling() -> None:
+    frames = roll_frames(14, D6, size=SIZE, rolling=4, still=5)
+    tracker = MotionTracker(still_frames=2)
+    updates = run(tracker, frames, dice_found=0)
+    assert updates[-1].state == "empty"
+    assert tracker.update(frames[1]).state == "rolling"
+
+
+def test_grey_and_bgra_frames_are_accepted() -> None:
+    frames = roll_frames(15, D6, size=SIZE, rolling=3, still=5)
+    grey = [f.mean(axis=2).astype(np.uint8) for f in frames]
+    bgra = [np.dstack([f, np.full(f.shape[:2], 255, np.uint8)]) for f in frames]
+    assert reads(run(MotionTracker(still_frames=2), grey)) == reads(run(MotionTracker(still_frames=2), bgra)) == [5]
+
+
+@pytest.mark.parametrize("frame", [np.zeros((10, 10, 3), np.float32), np.zeros((0, 0, 3), np.uint8),
+                                   np.zeros((8, 8, 2), np.uint8), "frame.jpg", None])
+def test_bad_frames_get_a_clear_error(frame: object) -> None:
+    with pytest.raises(MotionError, match="expected a camera frame") as error:
+        MotionTracker().update(frame)  # type: ignore[arg-type]
+    assert isinstance(error.value, DiceCompanionError)
+
+
+@pytest.mark.parametrize("kwargs", [{"still_frames": 0}, {"motion_threshold": 0}, {"motion_threshold": 1.5},
+                                    {"hand_threshold": 0.001}, {"width": 4}, {"tray": (0, 0, 0, 5)}])
+def test_bad_settings_get_a_clear_error(kwargs: dict) -> None:
+    with pytest.raises(MotionError):
+        MotionTracker(**kwargs)
+
+
+def test_mark_read_needs_a_count() -> None:
+    with pytest.raises(MotionError, match="dice_found"):
+        MotionTracker().mark_read(-1)

@@ -133,10 +133,16 @@ def test_slow_and_global_light_changes_do_not_trigger() -> None:
 
 
 def test_tray_region_ignores_motion_outside_it() -> None:
-    frames = roll_frames(12, D6, n_dice=3, size=SIZE, rolling=4, still=6)
-    tray = (0, 0, 40, 40)  # a corner the dice never reach: no read is triggered by their motion
-    quiet = [u for u in run(MotionTracker(still_frames=3, tray=tray), frames)]
-    assert reads(quiet) == [3]  # just the initial read, while the dice tumble elsewhere
+    still = with_noise(render_tray(12, D6, n_dice=3, size=SIZE, noise=0.0).image.astype(float), 16, 2.0, seed=7)
+    # Something moves across the right half only (a cat, a drink being picked up): a dark square sliding down.
+    frames = [f.copy() for f in still]
+    for t, frame in enumerate(frames[6:12]):
+        frame[20 + 20 * t:60 + 20 * t, 220:260] = 30
+    left_half = (0, 0, SIZE[0] // 2, SIZE[1])
+    watching_left = run(MotionTracker(still_frames=3, tray=left_half), frames)
+    watching_all = run(MotionTracker(still_frames=3), frames)
+    assert reads(watching_left) == [3]  # only the first read: nothing moved in its region
+    assert reads(watching_all) == [3, 15]  # the whole frame saw the motion and read again afterwards
     with pytest.raises(MotionError, match="outside"):
         MotionTracker(tray=(400, 400, 10, 10)).update(frames[0])
 

@@ -149,16 +149,24 @@ def die_area(changed: np.ndarray, box: tuple[int, int, int, int]) -> int:
 
 def test_cocked_die_leans_showing_a_side_face() -> None:
     for seed in range(3):
-        rendered = render_tray(seed, D6, n_dice=3, size=SIZE, hazards=frozenset({"cocked"}), die_size=40, **CLEAN)
-        changed = changed_mask(seed, rendered.image, **CLEAN)
-        cocked = [d for d in rendered.dice if "cocked" in d.hazards]
-        flat = [d for d in rendered.dice if not d.hazards]
-        assert len(cocked) == 1 and len(flat) == 2
+        look = {"die_size": 40, **CLEAN}
+        flat = render_tray(seed, D6, n_dice=1, size=SIZE, **look)
+        cocked = render_tray(seed, D6, n_dice=1, size=SIZE, hazards=frozenset({"cocked"}), **look)
+        assert cocked.dice[0].hazards == frozenset({"cocked"}) and not flat.dice[0].hazards
         # Seen from above a die lying flat covers about size^2 (plus its anti-aliased rim); a leaning one shows
         # its top and a side: (cos + sin) of its tilt, 1.3 to 1.4 times as much.
-        assert die_area(changed, cocked[0].box) > 1.2 * cocked[0].size ** 2
-        for die in flat:
-            assert die_area(changed, die.box) < 1.1 * die.size ** 2
+        assert die_area(changed_mask(seed, cocked.image, **look), cocked.dice[0].box) > 1.2 * 40 ** 2
+        assert die_area(changed_mask(seed, flat.image, **look), flat.dice[0].box) < 1.1 * 40 ** 2
+
+
+def test_cocked_die_leans_on_a_neighbour() -> None:
+    for seed in range(3):
+        rendered = render_tray(seed, D6, n_dice=3, size=SIZE, hazards=frozenset({"cocked"}))
+        (cocked,) = [d for d in rendered.dice if "cocked" in d.hazards]
+        x, y, w, h = cocked.box
+        gaps = [max(box[0] - (x + w), x - (box[0] + box[2]), box[1] - (y + h), y - (box[1] + box[3]))
+                for box in (d.box for d in rendered.dice if d is not cocked)]
+        assert min(gaps) <= 1
 
 
 def test_stacked_dice_overlap() -> None:

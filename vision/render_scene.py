@@ -134,7 +134,7 @@ def light_field(rng: np.random.Generator, size: tuple[int, int], unevenness: flo
     spot_x, spot_y = rng.uniform(-0.4, 0.4, 2)
     spot = 1 + unevenness * rng.uniform(0, 0.15) * np.exp(-((xs - spot_x) ** 2 + (ys - spot_y) ** 2) / 0.05)
     gain = (gradient * vignette * spot * rng.uniform(0.85, 1.1)).astype(np.float32)
-    tint = (1 + rng.normal(0, 0.035, 3)).astype(np.float32)
+    tint = (1 + rng.normal(0, 0.02, 3)).astype(np.float32)
     coarse = gain[..., None] * tint[None, None, :]
     return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_LINEAR)
 

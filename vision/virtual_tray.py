@@ -241,7 +241,7 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
     return _Scene(
         size=size, surface=surface, floor=floor_box, background=background, gain=gain, camera=camera, light=light,
         shadows=look.shadows if look.shadows is not None else True,
-        shadow_strength=rng.uniform(0.2, 0.45),
+        shadow_strength=rng.uniform(0.12, 0.35),
         defocus=look.defocus if look.defocus is not None else rng.uniform(0.0, 0.7) * scale,
         noise=look.noise if look.noise is not None else rng.uniform(1.0, 4.0),
         jpeg_quality=jpeg_quality, die_size=die_size)
@@ -395,6 +395,7 @@ class _Placer:
     def __init__(self, rng: np.random.Generator, dice: list[_Die], scene: _Scene) -> None:
         self.rng, self.dice, self.scene = rng, dice, scene
         self.placed: dict[int, np.ndarray] = {}
+        self.outlines: dict[int, np.ndarray] = {}
         self.centre = np.array([scene.size[0] / 2, scene.size[1] / 2])
 
     def radius(self, i: int, xy: np.ndarray) -> float:
@@ -402,9 +403,37 @@ class _Placer:
         size = self.dice[i].size
         return 0.72 * size + float(np.linalg.norm(xy - self.centre)) * size / self.scene.camera.position[2] + 1.5
 
-    def free(self, i: int, xy: np.ndarray, ignore: tuple[int, ...] = ()) -> bool:
-        return all(np.linalg.norm(xy - other) >= self.radius(i, xy) + self.radius(j, other)
-                   for j, other in self.placed.items() if j not in ignore)
+    def outline(self, i: int, xy: np.ndarray, turn: np.ndarray | None = None) -> np.ndarray:
+        """The die's outline in the picture (convex hull of its projected corners), grown by a small gap."""
+        die = self.dice[i]
+        corners = cube_corners(die.size, die.turn if turn is None else turn, (xy[0], xy[1]), die.base_z)
+        hull = cv2.convexHull(self.scene.camera.project(corners.reshape(-1, 3)).astype(np.float32))[:, 0]
+        centre = hull.mean(axis=0)
+        return ((hull - centre) * np.float32(1 + 0.8 / die.size) + centre).astype(np.float32)
+
+    def free(self, i: int, xy: np.ndarray, ignore: tuple[int, ...] = (), turn: np.ndarray | None = None) -> bool:
+        """Does die i at xy keep clear of every placed die? Dice may come close enough to touch, as real ones do."""
+        mine = None
+        for j, other in self.placed.items():
+            if j in ignore or np.linalg.norm(xy - other) >= self.radius(i, xy) + self.radius(j, other):
+                continue
+            if mine is None:
+                mine = self.outline(i, xy, turn)
+            area, _ = cv2.intersectConvexConvex(mine, self.outlines[j])
+            if area > 0:
+                return False
+        return True
+
+    def near_point(self, i: int) -> np.ndarray:
+        """Mostly anywhere on the floor, but a third of the time right beside a die already there: real dice
+        come to rest in clusters."""
+        if not self.placed or self.rng.random() < 0.65:
+            return self.floor_point(i)
+        j = list(self.placed)[int(self.rng.integers(len(self.placed)))]
+        angle = self.rng.uniform(0, 2 * np.pi)
+        reach = 0.5 * (self.dice[i].size + self.dice[j].size) * self.rng.uniform(1.0, 1.5)
+        xy = self.placed[j] + reach * np.array([np.cos(angle), np.sin(angle)])
+        return xy if self.inside(i, xy) else self.floor_point(i)
 
     def inside(self, i: int, xy: np.ndarray) -> bool:
         fx, fy, fw, fh = self.scene.floor
@@ -430,9 +459,13 @@ class _Placer:
         for _ in range(300):
             xy = sampler(i)
             if self.free(i, xy, ignore):
-                self.placed[i] = xy
+                self.keep(i, xy)
                 return True
         return False
+
+    def keep(self, i: int, xy: np.ndarray) -> None:
+        self.placed[i] = xy
+        self.outlines[i] = self.outline(i, xy)
 
     def on_top_of(self, upper: int, lower: int) -> bool:
         """Rest die `upper` on die `lower`, off-centre so both show."""
@@ -467,9 +500,9 @@ class _Placer:
                 xy, ignore = self.placed[j] - direction * (own + theirs + 0.5), (j,)
             else:
                 xy, ignore = self.floor_point(i), ()
-            if self.inside(i, xy) and self.free(i, xy, ignore):
+            if self.inside(i, xy) and self.free(i, xy, ignore, turn):
                 die.turn = turn
-                self.placed[i] = xy
+                self.keep(i, xy)
                 return True
         return False
 
@@ -487,7 +520,7 @@ def _lay_out(placer: _Placer, order: list[int], cut: int | None, cocked: int | N
         if not placer.place(lower, placer.floor_point):
             return False
     for i in order:
-        if i not in placer.placed and i not in (cocked, upper) and not placer.place(i, placer.floor_point):
+        if i not in placer.placed and i not in (cocked, upper) and not placer.place(i, placer.near_point):
             return False
     if cocked is not None and not placer.leaning(cocked, [j for j in placer.placed if j not in (cut, lower)]):
         return False

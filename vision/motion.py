@@ -145,7 +145,7 @@ class MotionTracker:
 
     def _looks_occupied(self, small: np.ndarray) -> bool:
         """Does the still scene differ from the known empty tray in one area, coming in over the edge, that is
-    bigger than any die (or row of touching dice)? That is an arm and a hand."""
+        bigger than any die (or row of touching dice)? That is an arm and a hand."""
         reference = self._empty_reference
         if reference is None or reference.shape != small.shape:
             return False

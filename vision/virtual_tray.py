@@ -177,6 +177,7 @@ class _Scene:
     noise: float
     jpeg_quality: int | None
     die_size: tuple[float, float]
+    walls: bool                   # the tray's walls are in view (else its floor fills the frame)
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -202,7 +203,8 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
         choices = [name for name, (tone, _) in TRAY_SURFACES.items() if look.tray in (None, tone)]
         weights = np.array([{"card": 3.0, "felt": 1.5, "wood": 1.0}[c] for c in choices])
         surface = choices[rng.choice(len(choices), p=weights / weights.sum())]
-    floor_full = look.full_floor if look.full_floor is not None else (full_floor or rng.random() < 0.4)
+    walls_by_chance = rng.random() >= 0.4  # drawn even when unused, so the rest of the tray stays the same
+    floor_full = look.full_floor if look.full_floor is not None else (full_floor or not walls_by_chance)
     tray_look = tray_surface(rng, surface, size, floor_full)
     flat_tray = draw_tray(rng, tray_look, size)
 
@@ -244,7 +246,7 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
         shadow_strength=rng.uniform(0.12, 0.35),
         defocus=look.defocus if look.defocus is not None else rng.uniform(0.0, 0.7) * scale,
         noise=look.noise if look.noise is not None else rng.uniform(1.0, 4.0),
-        jpeg_quality=jpeg_quality, die_size=die_size)
+        jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -480,8 +482,10 @@ class _Placer:
         return self.place(upper, beside, ignore=(lower,))
 
     def leaning(self, i: int, supports: list[int]) -> bool:
-        """Cock die i: tilted 25-40 degrees with its raised edge against a neighbour (anywhere if none)."""
+        """Cock die i: tilted 25-40 degrees with its raised edge against a neighbour or the tray's wall (or
+        anywhere, on something out of sight, when there is neither)."""
         rng, die = self.rng, self.dice[i]
+        on_wall = self.scene.walls and (not supports or rng.random() < 0.3)
         for _ in range(300):
             tilt = np.radians(rng.uniform(25, 40))
             heading = rng.uniform(0, 2 * np.pi)
@@ -492,6 +496,28 @@ class _Placer:
             corners = cube_corners(die.size, turn, (0.0, 0.0), 0.0).reshape(-1, 3)
             if (corners[:, :2] @ direction)[corners[:, 2].argmax()] < 0:  # raise the side facing the support
                 turn = rotation(axis, -tilt) @ yaw
+            if on_wall:
+                heading = float(rng.integers(4)) * np.pi / 2  # towards the left, top, right or bottom wall
+                direction = np.array([np.cos(heading), np.sin(heading)]).round()
+                axis = (-direction[1], direction[0], 0.0)
+                yaw = rotation((0, 0, 1), heading + rng.uniform(-0.3, 0.3))
+                turn = rotation(axis, tilt) @ yaw
+                corners = cube_corners(die.size, turn, (0.0, 0.0), 0.0).reshape(-1, 3)
+                if (corners[:, :2] @ direction)[corners[:, 2].argmax()] < 0:
+                    turn = rotation(axis, -tilt) @ yaw
+                own = _extent(cube_corners(die.size, turn, (0.0, 0.0), 0.0), np.zeros(2), direction)
+                fx, fy, fw, fh = self.scene.floor
+                xy = self.floor_point(i)
+                # Slide it along `direction` until its raised edge touches the floor's edge.
+                if direction[0]:
+                    xy[0] = (fx + fw - own - 0.5) if direction[0] > 0 else (fx + own + 0.5)
+                else:
+                    xy[1] = (fy + fh - own - 0.5) if direction[1] > 0 else (fy + own + 0.5)
+                if self.free(i, xy, (), turn):
+                    die.turn = turn
+                    self.keep(i, xy)
+                    return True
+                continue
             if supports:
                 j = supports[int(rng.integers(len(supports)))]
                 own = _extent(cube_corners(die.size, turn, (0.0, 0.0), 0.0), np.zeros(2), direction)

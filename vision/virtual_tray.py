@@ -197,20 +197,23 @@ def _check_size(size: tuple[int, int]) -> tuple[int, int]:
 
 def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, full_floor: bool) -> _Scene:
     width, height = size
+    # Separate streams for the tray, the camera and the light: a tray drawn with or without walls (a cut die
+    # needs its floor to reach the frame's edge) keeps the same camera, light and sensor.
+    rng, camera_rng, light_rng = rng.spawn(3)
     if look.tray in TRAY_SURFACES:
         surface = look.tray
     else:
         choices = [name for name, (tone, _) in TRAY_SURFACES.items() if look.tray in (None, tone)]
         weights = np.array([{"card": 3.0, "felt": 1.5, "wood": 1.0}[c] for c in choices])
         surface = choices[rng.choice(len(choices), p=weights / weights.sum())]
-    walls_by_chance = rng.random() >= 0.4  # drawn even when unused, so the rest of the tray stays the same
+    walls_by_chance = rng.random() >= 0.4
     floor_full = look.full_floor if look.full_floor is not None else (full_floor or not walls_by_chance)
     tray_look = tray_surface(rng, surface, size, floor_full)
     flat_tray = draw_tray(rng, tray_look, size)
 
-    height_px = (look.camera_height if look.camera_height is not None else rng.uniform(1.6, 4.0)) * width
-    tilt = np.radians(look.tilt if look.tilt is not None else rng.uniform(0, 4))
-    tilt_dir = rng.uniform(0, 2 * np.pi)
+    height_px = (look.camera_height if look.camera_height is not None else camera_rng.uniform(1.6, 4.0)) * width
+    tilt = np.radians(look.tilt if look.tilt is not None else camera_rng.uniform(0, 4))
+    tilt_dir = camera_rng.uniform(0, 2 * np.pi)
     turn = rotation((np.cos(tilt_dir), np.sin(tilt_dir), 0.0), tilt) if tilt > 0 else np.eye(3)
     position = np.array([width / 2, height / 2, height_px])
     # Aim the tilted camera so the tray's centre stays in the middle of the picture.
@@ -226,26 +229,26 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
     hi = np.minimum(np.ceil(floor_pts.max(axis=0)), [width, height])
     floor_box = (int(lo[0]), int(lo[1]), int(hi[0] - lo[0]), int(hi[1] - lo[1]))
 
-    unevenness = look.light if look.light is not None else rng.uniform(0.2, 1.0)
+    unevenness = look.light if look.light is not None else light_rng.uniform(0.2, 1.0)
     gain = light_field(rng, size, unevenness)
-    elevation, azimuth = np.radians(rng.uniform(50, 80)), rng.uniform(0, 2 * np.pi)
+    elevation, azimuth = np.radians(light_rng.uniform(50, 80)), light_rng.uniform(0, 2 * np.pi)
     light = np.array([np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth), np.sin(elevation)])
     scale = width / 640
     if look.die_size is not None:
         die_size = _size_range(look.die_size)
     else:
-        base = rng.uniform(25, 60) * scale
+        base = light_rng.uniform(25, 60) * scale
         die_size = (base * 0.93, base * 1.07)
     if look.jpeg_quality == _RANDOM:
-        jpeg_quality = int(rng.integers(55, 96)) if rng.random() < 0.5 else None
+        jpeg_quality = int(light_rng.integers(55, 96)) if light_rng.random() < 0.5 else None
     else:
         jpeg_quality = look.jpeg_quality  # type: ignore[assignment]
     return _Scene(
         size=size, surface=surface, floor=floor_box, background=background, gain=gain, camera=camera, light=light,
         shadows=look.shadows if look.shadows is not None else True,
-        shadow_strength=rng.uniform(0.12, 0.35),
-        defocus=look.defocus if look.defocus is not None else rng.uniform(0.0, 0.7) * scale,
-        noise=look.noise if look.noise is not None else rng.uniform(1.0, 4.0),
+        shadow_strength=light_rng.uniform(0.12, 0.35),
+        defocus=look.defocus if look.defocus is not None else light_rng.uniform(0.0, 0.7) * scale,
+        noise=look.noise if look.noise is not None else light_rng.uniform(1.0, 4.0),
         jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0)
 
 

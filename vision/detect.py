@@ -3,10 +3,12 @@
 The tray is whatever most of the frame looks like locally, so the background is estimated by a wide median on a
 downscaled copy (dice cover a small part of any window that wide). A pixel is foreground when its colour differs
 from that background or when it sits among strong local edges (pips and die outlines, which also catch white dice
-on a white tray). Touching dice are split at the saddle of the distance transform. What comes out are
-*candidates*: the face classifier (vision.recognise) has a "not a die" class that rejects tray marks and clutter.
+on a white tray). Long straight strips (tray walls) are removed. Touching dice are split by repeated 2-means on
+the blob's pixels while it looks like more than one die. What comes out are *candidates*: the face classifier
+(vision.recognise) has a "not a die" class that rejects tray marks and clutter.
 
-All work happens at WORK_WIDTH pixels wide (the caller scales frames to it), so thresholds are in those pixels.
+Frames come at WORK_WIDTH pixels wide (the caller scales them); the mask is found at half that size, for speed,
+and candidates are given back in work pixels.
 """
 
 from __future__ import annotations
@@ -20,17 +22,21 @@ from companion.errors import DiceCompanionError
 
 WORK_WIDTH = 640            # frames are read at this width; dice are ~25-60 px wide there
 _BG_DOWNSCALE = 4           # the background is estimated at 1/4 size ...
-_BG_MEDIAN = 31             # ... with a 31 px median there (~124 px at work size: several dice wide)
+_MASK_SCALE = 2             # the mask is found at half the work size (dice stay 12+ px wide) ...
+_BG_MEDIAN = 15             # ... the background with a 15 px median at 1/4 of that (~120 px at work size)
 _COLOUR_THRESHOLD = 22.0    # Lab distance from the tray that marks a die
-_LIGHT_WEIGHT, _SHADOW_WEIGHT = 0.5, 0.3   # weights of a lighter / darker L than the tray's (shading, shadows)
-_EDGE_THRESHOLD = 40.0      # Sobel magnitude of the gray image that marks a die's outline or pips
-_MIN_SIDE, _MAX_SIDE = 14.0, 90.0   # plausible die side at work size (real dice are 21-69 px)
-_WALL_LENGTH = 101          # foreground this long and straight is a tray wall, not dice
-_DEFAULT_SIDE = 38.0        # die side assumed when no blob in the frame looks like a single die
+_LIGHT_WEIGHT, _SHADOW_WEIGHT = 0.5, 0.6   # weights of a lighter / darker L than the tray's (shading, shadows)
+_SHADOW_DEPTH = 40.0        # darkening up to this much is a shadow on the tray, not a die
+_EDGE_THRESHOLD = 60.0      # Sobel magnitude of the gray image that marks a die's outline or pips
+# Sizes below are in mask pixels (half the work size).
+_MIN_SIDE, _MAX_SIDE = 7.0, 45.0    # plausible die side (real dice are 21-69 px at work size)
+_WALL_LENGTH = 90           # foreground this long and straight (4+ dice) is a tray wall, not dice
+_DEFAULT_SIDE = 19.0        # die side assumed when no blob in the frame looks like a single die
 _SEVERAL_AREA = 1.7         # a blob this many typical dice big holds more than one die
 _SEVERAL_ASPECT = 1.45      # ... as does one this elongated
 _SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorly (L shapes)
-_HALF_AREA = 0.35           # a split is kept only if each part is at least this much of a typical die
+_PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big
+_HALF_AREA = 0.45           # a split is kept only if each part is at least this much of a typical die
 _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled
 
 
@@ -58,47 +64,61 @@ class Candidate:
 
 
 def _tray_mask(shape: tuple[int, int], tray: tuple[int, int, int, int] | None) -> np.ndarray:
+    """The tray region at mask size (255 inside) for a work frame of `shape`."""
     h, w = shape
-    mask = np.zeros((h, w), np.uint8)
+    mask = np.zeros((h // _MASK_SCALE, w // _MASK_SCALE), np.uint8)
     if tray is None:
         mask[:] = 255
         return mask
     x, y, tw, th = (int(v) for v in tray)
     if tw <= 0 or th <= 0 or x < 0 or y < 0 or x + tw > w or y + th > h:
-        raise TrayRegionError(f"tray region {tray} (x, y, w, h) does not fit inside the {w}x{h} work frame")
-    mask[y:y + th, x:x + tw] = 255
+        raise TrayRegionError(f"tray region {tray} (x, y, w, h) does not fit inside the {w}x{h} frame")
+    s = _MASK_SCALE
+    mask[y // s:(y + th) // s, x // s:(x + tw) // s] = 255
     return mask
 
 
-def foreground_mask(image: np.ndarray) -> np.ndarray:
-    """255 where the pixel probably belongs to a die, else 0 (work-size BGR image in)."""
-    h, w = image.shape[:2]
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab)
-    small = cv2.resize(lab, (w // _BG_DOWNSCALE, h // _BG_DOWNSCALE), interpolation=cv2.INTER_AREA)
-    background = cv2.resize(cv2.medianBlur(small, _BG_MEDIAN), (w, h), interpolation=cv2.INTER_LINEAR)
-    diff = lab.astype(np.float32) - background.astype(np.float32)
-    # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
-    lightness = np.where(diff[..., 0] < 0, _SHADOW_WEIGHT, _LIGHT_WEIGHT) * diff[..., 0]
-    dist = cv2.sqrt(lightness ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    colour = (dist > _COLOUR_THRESHOLD).astype(np.uint8) * 255
+def _opponent(image: np.ndarray) -> np.ndarray:
+    """BGR -> float32 (lightness, red-green, yellow-blue): a cheap stand-in for Lab, same idea, 0..255 scale."""
+    bgr = image.astype(np.float32)
+    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
+    return np.dstack([(b + g + r) / 3, r - g, (r + g) / 2 - b])
 
-    gray = cv2.GaussianBlur(lab[..., 0], (3, 3), 0)
+
+def foreground_mask(image: np.ndarray) -> np.ndarray:
+    """255 where the pixel probably belongs to a die, else 0, at half the size of the work-size BGR image."""
+    h, w = image.shape[:2]
+    half = cv2.resize(image, (w // _MASK_SCALE, h // _MASK_SCALE), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(half, (w // (_MASK_SCALE * _BG_DOWNSCALE), h // (_MASK_SCALE * _BG_DOWNSCALE)),
+                       interpolation=cv2.INTER_AREA)
+    background = cv2.resize(cv2.medianBlur(small, _BG_MEDIAN), (half.shape[1], half.shape[0]),
+                            interpolation=cv2.INTER_LINEAR)
+    diff = _opponent(half) - _opponent(background)
+    # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
+    darker = np.maximum(-diff[..., 0] - _SHADOW_DEPTH, 0)
+    lightness = np.where(diff[..., 0] < 0, _SHADOW_WEIGHT * darker, _LIGHT_WEIGHT * diff[..., 0])
+    dist = lightness ** 2 + (0.5 * diff[..., 1]) ** 2 + (0.5 * diff[..., 2]) ** 2
+    colour = (dist > _COLOUR_THRESHOLD ** 2).astype(np.uint8) * 255
+
+    gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
     gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
-    edges = ((cv2.convertScaleAbs(gx).astype(np.uint16) + cv2.convertScaleAbs(gy)) > _EDGE_THRESHOLD)
-    edges = edges.astype(np.uint8) * 255
+    edges = cv2.compare(cv2.add(cv2.convertScaleAbs(gx, alpha=0.5), cv2.convertScaleAbs(gy, alpha=0.5)),
+                        _EDGE_THRESHOLD / 2, cv2.CMP_GT)
     # Edges alone are thin lines: close them so a die's outline and pips fill its face.
-    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+    edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    # Sobel responds a pixel beyond the outline: pull the closed edges back in so neighbours stay apart.
+    edges = cv2.erode(edges, np.ones((3, 3), np.uint8))
 
     mask = cv2.bitwise_or(colour, edges)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     # Tray walls and box rims are long straight strips that dice lean against: take them out so the dice
     # beside them stay separate blobs (no die row is _WALL_LENGTH px of solid foreground).
     walls = cv2.bitwise_or(
         cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (_WALL_LENGTH, 1))),
         cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, _WALL_LENGTH))))
     mask = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(walls, np.ones((3, 3), np.uint8))))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return _fill_small_holes(mask)
 
 
@@ -145,7 +165,7 @@ def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
     (_, _), (rw, rh), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     aspect = max(rw, rh) / max(min(rw, rh), 1.0)
     fill = area / max(rw * rh, 1.0)
-    return area > _SEVERAL_AREA * die_area or (area > _HALF_AREA * die_area * 2 and (
+    return area > _SEVERAL_AREA * die_area or (area > _PAIR_AREA * die_area and (
         aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL))
 
 
@@ -175,17 +195,20 @@ def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarra
     contour = max(contours, key=cv2.contourArea)
     area = cv2.contourArea(contour)
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
-    if min(rw, rh) < _MIN_SIDE or max(rw, rh) > _MAX_SIDE * 1.5:
+    if min(rw, rh) < _MIN_SIDE * 0.8 or max(rw, rh) > _MAX_SIDE * 1.5:
         return None
     fill = area / max(rw * rh, 1.0)
     x, y, w, h = cv2.boundingRect(contour)
     ox, oy = offset
     fh, fw = region.shape
     x0, y0 = x + ox, y + oy
-    touches = bool(x0 <= 1 or y0 <= 1 or x0 + w >= fw - 1 or y0 + h >= fh - 1
-                   or region[max(y0 - 2, 0):y0 + h + 2, max(x0 - 2, 0):x0 + w + 2].min() == 0)
-    return Candidate(box=(x0, y0, w, h), rect=((cx + ox, cy + oy), (rw, rh), angle), fill=float(fill),
-                     touches_edge=touches)
+    touches = bool(x0 <= 0 or y0 <= 0 or x0 + w >= fw or y0 + h >= fh
+                   or region[max(y0 - 1, 0):y0 + h + 1, max(x0 - 1, 0):x0 + w + 1].min() == 0)
+    # Back to work pixels (pixel centres: mask pixel i covers work pixels s*i .. s*i + s - 1).
+    s = _MASK_SCALE
+    centre = ((cx + ox + 0.5) * s - 0.5, (cy + oy + 0.5) * s - 0.5)
+    return Candidate(box=(x0 * s, y0 * s, w * s, h * s), rect=(centre, (rw * s, rh * s), angle),
+                     fill=float(fill), touches_edge=touches)
 
 
 def _typical_die_area(stats: np.ndarray) -> float:
@@ -193,20 +216,38 @@ def _typical_die_area(stats: np.ndarray) -> float:
     singles = []
     for _x, _y, w, h, area in stats[1:]:
         side = max(w, h)
-        if _MIN_SIDE <= side <= _MAX_SIDE and min(w, h) / side > 0.6 and area / (w * h) > 0.55:
+        if 1.5 * _MIN_SIDE <= side <= _MAX_SIDE and min(w, h) / side > 0.7 and area / (w * h) > 0.6:
             singles.append(area)
     if len(singles) >= 1:
-        return float(np.median(singles))
+        # A little above the median: dice cut by a wall or a shadow edge are smaller, never larger.
+        return float(np.percentile(singles, 60))
     return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9
 
 
-def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+@dataclass(frozen=True)
+class Blob:
+    """One connected blob: as a single die, and split into several dice when it looks like more than one.
+
+    The reader lets the face classifier choose: centred crops of real dice read clearly, halves of a die and
+    crops spanning two dice do not.
+    """
+
+    whole: Candidate | None          # the blob as one die (None when it cannot be one: too big or too thin)
+    parts: tuple[Candidate, ...]     # the split (empty when the blob looks like a single die)
+
+    @property
+    def default(self) -> list[Candidate]:
+        """The detector's own guess, without the classifier: the split if there is one."""
+        return list(self.parts) if self.parts else [self.whole] if self.whole else []
+
+
+def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Blob]:
     """Blobs that may be dice in a work-size BGR frame, restricted to the tray region (x, y, w, h) if given."""
     region = _tray_mask(image.shape[:2], tray)
     mask = cv2.bitwise_and(foreground_mask(image), region)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     die_area = _typical_die_area(stats)
-    candidates: list[Candidate] = []
+    blobs: list[Blob] = []
     for i in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[i])
         if max(w, h) < _MIN_SIDE or area < 0.3 * die_area:
@@ -214,8 +255,19 @@ def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = 
         if area > 14 * die_area:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
         blob = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        for part in _split_touching(blob, die_area):
-            candidate = _candidate_from(part, (x, y), region)
-            if candidate is not None and candidate.fill >= _MIN_FILL:
-                candidates.append(candidate)
-    return candidates
+        whole = _candidate_from(blob, (x, y), region)
+        if whole is not None and (whole.fill < _MIN_FILL or area > _SEVERAL_AREA * 1.6 * die_area):
+            whole = None
+        pieces = _split_touching(blob, die_area)
+        parts: tuple[Candidate, ...] = ()
+        if len(pieces) > 1:
+            found = (_candidate_from(piece, (x, y), region) for piece in pieces)
+            parts = tuple(c for c in found if c is not None and c.fill >= _MIN_FILL)
+        if whole is not None or parts:
+            blobs.append(Blob(whole, parts))
+    return blobs
+
+
+def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Candidate]:
+    """The detector's own guess at the dice (each blob whole, or split when it looks like several)."""
+    return [c for blob in find_blobs(image, tray) for c in blob.default]

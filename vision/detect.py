@@ -78,11 +78,8 @@ def _tray_mask(shape: tuple[int, int], tray: tuple[int, int, int, int] | None) -
     return mask
 
 
-def _opponent(image: np.ndarray) -> np.ndarray:
-    """BGR -> float32 (lightness, red-green, yellow-blue): a cheap stand-in for Lab, same idea, 0..255 scale."""
-    bgr = image.astype(np.float32)
-    b, g, r = bgr[..., 0], bgr[..., 1], bgr[..., 2]
-    return np.dstack([(b + g + r) / 3, r - g, (r + g) / 2 - b])
+# BGR -> (lightness, red-green, yellow-blue): a cheap linear stand-in for Lab, on the 0..255 scale.
+_OPPONENT = np.array([[1 / 3, 1 / 3, 1 / 3], [0.0, -0.5, 0.5], [-0.5, 0.25, 0.25]], np.float32)
 
 
 def foreground_mask(image: np.ndarray) -> np.ndarray:
@@ -93,12 +90,14 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
                        interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(small, _BG_MEDIAN), (half.shape[1], half.shape[0]),
                             interpolation=cv2.INTER_LINEAR)
-    diff = _opponent(half) - _opponent(background)
+    # The opponent transform is linear, so the difference of colours can be transformed once.
+    diff = cv2.transform(cv2.subtract(half, background, dtype=cv2.CV_32F), _OPPONENT)
+    lightness, red_green, yellow_blue = cv2.split(diff)
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
-    darker = np.maximum(-diff[..., 0] - _SHADOW_DEPTH, 0)
-    lightness = np.where(diff[..., 0] < 0, _SHADOW_WEIGHT * darker, _LIGHT_WEIGHT * diff[..., 0])
-    dist = lightness ** 2 + (0.5 * diff[..., 1]) ** 2 + (0.5 * diff[..., 2]) ** 2
-    colour = (dist > _COLOUR_THRESHOLD ** 2).astype(np.uint8) * 255
+    darker = cv2.max(-lightness - _SHADOW_DEPTH, 0.0) * _SHADOW_WEIGHT
+    lighter = cv2.max(lightness, 0.0) * _LIGHT_WEIGHT
+    dist = cv2.magnitude(cv2.max(darker, lighter), cv2.magnitude(red_green, yellow_blue))
+    colour = cv2.compare(dist, _COLOUR_THRESHOLD, cv2.CMP_GT)
 
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)

@@ -9,7 +9,9 @@ Pip positions are in die-face units: (0, 0) is the face's centre, +-1 its edges.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from companion.errors import DiceCompanionError
 
@@ -58,6 +60,8 @@ class DieKind:
 class DieModel:
     name: str
     kinds: tuple[DieKind, ...]
+    # What each taught face looks like: appearance -> the classifier embeddings of the shots it was taught from.
+    looks: dict[str, tuple[tuple[float, ...], ...]] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def faces(self) -> tuple[Face, ...]:
@@ -91,3 +95,79 @@ EXCAPE = DieModel("excape", (
     DieKind("excape-b", (*(_pips_face(n) for n in (1, 2, 3, 5, 6)), X_FACE)),
 ))
 BUILTIN_MODELS: dict[str, DieModel] = {m.name: m for m in (D6, EXCAPE)}
+
+
+MODEL_FILE_FORMAT = "dice-companion-die-model"
+MODEL_FILE_VERSION = 1
+
+
+def model_to_dict(model: DieModel) -> dict:
+    """The model as plain JSON data (what `dice-companion teach` writes)."""
+    return {
+        "format": MODEL_FILE_FORMAT, "version": MODEL_FILE_VERSION, "name": model.name,
+        "kinds": [{"name": k.name, "faces": [{"label": f.label, "appearance": f.appearance} for f in k.faces]}
+                  for k in model.kinds],
+        "looks": {appearance: [[round(float(v), 6) for v in shot] for shot in shots]
+                  for appearance, shots in model.looks.items()},
+    }
+
+
+def model_from_dict(data: object, source: str = "model data") -> DieModel:
+    """A model from JSON data, checking every field; ModelError names what is wrong and what was expected."""
+    if not isinstance(data, dict) or data.get("format") != MODEL_FILE_FORMAT:
+        raise ModelError(f"{source} is not a die model file (expected a JSON object with format "
+                         f"{MODEL_FILE_FORMAT!r}, as written by `dice-companion teach`)")
+    if data.get("version") != MODEL_FILE_VERSION:
+        raise ModelError(f"{source} has version {data.get('version')!r}; this reader expects {MODEL_FILE_VERSION}")
+    name, kinds_data, looks_data = data.get("name"), data.get("kinds"), data.get("looks", {})
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"{source}: 'name' must be a non-empty string")
+    if not isinstance(kinds_data, list) or not kinds_data:
+        raise ModelError(f"{source}: 'kinds' must be a non-empty list of dice kinds")
+    kinds = []
+    for k in kinds_data:
+        faces_data = k.get("faces") if isinstance(k, dict) else None
+        if not isinstance(faces_data, list) or not faces_data:
+            raise ModelError(f"{source}: each kind needs a non-empty 'faces' list")
+        faces = []
+        for f in faces_data:
+            if not (isinstance(f, dict) and isinstance(f.get("label"), str) and isinstance(f.get("appearance"), str)
+                    and f["label"] and ":" in f["appearance"]):
+                raise ModelError(f"{source}: each face needs a 'label' and an 'appearance' like 'taught:NAME', "
+                                 f"got {f!r}")
+            faces.append(Face(label=f["label"], appearance=f["appearance"]))
+        kinds.append(DieKind(name=str(k.get("name", name)), faces=tuple(faces)))
+    if not isinstance(looks_data, dict):
+        raise ModelError(f"{source}: 'looks' must map appearances to lists of embeddings")
+    looks: dict[str, tuple[tuple[float, ...], ...]] = {}
+    for appearance, shots in looks_data.items():
+        if not (isinstance(shots, list) and shots and all(isinstance(s, list) and s and
+                                                         all(isinstance(v, int | float) for v in s) for s in shots)):
+            raise ModelError(f"{source}: the look of {appearance!r} must be a non-empty list of number lists")
+        if len({len(s) for s in shots}) != 1:
+            raise ModelError(f"{source}: the shots of {appearance!r} have different lengths")
+        looks[appearance] = tuple(tuple(float(v) for v in s) for s in shots)
+    model = DieModel(name=name, kinds=tuple(kinds), looks=looks)
+    untaught = [f.appearance for f in model.faces if f.appearance.startswith("taught:") and f.appearance not in looks]
+    if untaught:
+        raise ModelError(f"{source}: taught faces {untaught} have no stored look; teach them again")
+    return model
+
+
+def save_model(model: DieModel, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(model_to_dict(model)) + "\n", encoding="utf-8")
+
+
+def load_model(spec: str | Path) -> DieModel:
+    """A built-in model by name ("d6", "excape") or a model file written by `dice-companion teach`."""
+    if isinstance(spec, str) and spec.lower() in BUILTIN_MODELS:
+        return BUILTIN_MODELS[spec.lower()]
+    path = Path(spec)
+    if not path.is_file():
+        raise ModelError(f"unknown die model {str(spec)!r}: expected one of {', '.join(BUILTIN_MODELS)} "
+                         "or the path of a model file made by `dice-companion teach`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ModelError(f"cannot read die model file {path}: {err}") from err
+    return model_from_dict(data, source=str(path))

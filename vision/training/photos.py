@@ -81,3 +81,20 @@ def match_boxes(found: list[tuple[int, int, int, int]], truth: list[tuple[int, i
         used_f.add(i)
         used_t.add(j)
     return matches
+
+
+def label_candidates(found: list[tuple[int, int, int, int]], truth: list[tuple[int, int, int, int]],
+                     die_iou: float = 0.5, none_iou: float = 0.25) -> list[int | bool | None]:
+    """For training: each found box's truth index when it clearly is that die (IoU >= die_iou), None when it
+    clearly is no die (IoU < none_iou with every die), False when in between (half a die, two dice): skip it."""
+    labels: list[int | bool | None] = []
+    for box in found:
+        scores = [iou(box, t) for t in truth]
+        best = int(np.argmax(scores)) if scores else -1
+        if scores and scores[best] >= die_iou:
+            labels.append(best)
+        elif not scores or scores[best] < none_iou:
+            labels.append(None)
+        else:
+            labels.append(False)
+    return labels

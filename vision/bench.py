@@ -1,0 +1,157 @@
+"""`dice-companion bench vision`: accuracy, speed and memory of the reader, printed as a table.
+
+Accuracy sets: the real photos' test split (../shared/data/tray-d6-photos, never used for training or tuning)
+and virtual-tray renders of `d6` and `excape` from seeds the training never used (BENCH_SEED_START on), with no
+hazards (every die should be read). A die counts as found when a reading's box overlaps its labelled box
+(IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure and
+the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
+Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
+Memory: the peak resident size of this process (ru_maxrss), which holds the reader and the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
+from vision.read import read_tray
+from vision.result import TrayReading
+
+MATCH_IOU = 0.3
+BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
+DEFAULT_PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tray-d6-photos"
+
+
+@dataclass
+class Tally:
+    name: str
+    dice: int = 0
+    found: int = 0
+    correct: int = 0
+    silently_wrong: int = 0
+    unsure: int = 0
+    false_dice: int = 0
+    frames: int = 0
+    wrong_examples: list[str] = field(default_factory=list)
+
+    def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]], where: str) -> None:
+        from vision.training.photos import match_boxes
+
+        self.frames += 1
+        self.dice += len(truth)
+        matches = match_boxes([d.box for d in reading.dice], [box for _, box in truth], MATCH_IOU)
+        self.found += len(matches)
+        self.false_dice += len(reading.dice) - len(matches)
+        for i, j in matches.items():
+            die = reading.dice[i]
+            if not die.sure:
+                self.unsure += 1
+            elif die.face == truth[j][0]:
+                self.correct += 1
+            else:
+                self.silently_wrong += 1
+                self.wrong_examples.append(f"{where}: read {die.face} for a {truth[j][0]} at {die.box}")
+
+    def row(self) -> str:
+        def pct(n: int) -> str:
+            return f"{100 * n / self.dice:6.2f}%" if self.dice else "    -  "
+
+        return (f"| {self.name:<22} | {self.frames:>6} | {self.dice:>5} | {pct(self.found)} | {pct(self.correct)} | "
+                f"{pct(self.silently_wrong)} ({self.silently_wrong}) | {pct(self.unsure)} | {self.false_dice:>5} |")
+
+
+HEADER = ("| set                    | frames |  dice |   found | correct | silently wrong | unsure  | false |\n"
+          "|------------------------|--------|-------|---------|---------|----------------|---------|-------|")
+
+
+def real_photos(root: Path) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
+    from vision.training.photos import load_split
+
+    for photo in load_split("test", root):
+        yield photo.path.name, photo.load(), [(d.label, d.box) for d in photo.dice]
+
+
+def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480)
+                  ) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
+    from vision.virtual_tray import render_tray
+
+    for k in range(count):
+        seed = BENCH_SEED_START + k
+        rendered = render_tray(seed, model, size=size)
+        yield f"seed {seed}", rendered.image, [(d.label, d.box) for d in rendered.dice]
+
+
+def run_set(name: str, model: DieModel, frames: Iterator, expect_dice: int | None = None) -> Tally:
+    tally = Tally(name)
+    for where, image, truth in frames:
+        tally.add(read_tray(image, model), truth, where)
+        if expect_dice is not None and tally.dice >= expect_dice:
+            break
+    return tally
+
+
+def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> float:
+    """Median milliseconds of read_tray per frame over the images (each read `repeats` times)."""
+    times = []
+    for image in images:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            read_tray(image, model)
+            times.append(time.perf_counter() - start)
+    return 1000 * float(np.median(times))
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="dice-companion bench vision", description=__doc__.split("\n")[0])
+    parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="the tray-d6-photos folder")
+    parser.add_argument("--virtual-dice", type=int, default=2000, help="dice per virtual set (default 2000)")
+    parser.add_argument("--show-wrong", action="store_true", help="list every silently wrong die")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+    tallies = []
+    if (args.photos / "split_test.txt").is_file():
+        tallies.append(run_set("real photos (test split)", D6, real_photos(args.photos)))
+    else:
+        print(f"(no real photos at {args.photos}: that row is skipped)")
+    for model in (D6, EXCAPE):
+        tallies.append(run_set(f"virtual {model.name}", model,
+                               virtual_trays(model, 10 * args.virtual_dice), expect_dice=args.virtual_dice))
+
+    from vision.virtual_tray import render_tray
+
+    speed_rows = []
+    for size in ((640, 480), (1280, 960)):
+        frames = [render_tray(BENCH_SEED_START + 500_000 + k, D6, size=size, n_dice=n).image
+                  for k, n in enumerate((2, 5, 8, 12, 20))]
+        speed_rows.append((size, time_frames(frames, D6)))
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    print(HEADER)
+    for tally in tallies:
+        print(tally.row())
+    print()
+    for (w, h), ms in speed_rows:
+        print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {ms:.1f}")
+    print(f"peak memory of this process (reader + data): {peak_mb:.0f} MB")
+    print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")
+    if args.show_wrong:
+        for tally in tallies:
+            for line in tally.wrong_examples:
+                print(f"silently wrong [{tally.name}] {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,74 @@
+"""`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--json]`: read tray photos.
+
+Each image is read on its own: one that cannot be opened or is not an image gets an error line (on stderr) and
+the others are still read; the exit code is 2 if any image failed, else 0. With --json every image gives one JSON
+object per line (TrayReading.to_json); without, one readable line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.models import load_model
+from vision.read import read_tray
+from vision.result import TrayReading
+
+
+def load_image(path: str) -> np.ndarray | str:
+    """The image as BGR, or a message saying why it cannot be read."""
+    file = Path(path)
+    if not file.exists():
+        return "no such file"
+    if not file.is_file():
+        return "not a file"
+    try:
+        data = np.fromfile(str(file), dtype=np.uint8)
+    except OSError as err:
+        return f"cannot open it ({err.strerror or err})"
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        return "not an image OpenCV can decode (expected a JPEG, PNG, BMP, TIFF or WebP photo)"
+    return image
+
+
+def describe(path: str, reading: TrayReading) -> str:
+    faces = " ".join(d.face if d.sure else f"{d.face}?" if d.face != "?" else "?" for d in reading.dice)
+    line = f"{path}: {len(reading.dice)} {'die' if len(reading.dice) == 1 else 'dice'}"
+    line += f": {faces}" if faces else ""
+    if reading.status == "ok":
+        return line + " (ok)"
+    return line + f" (re-roll: {reading.reason})"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dice-companion read", description="Read the dice in tray photos.")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) of the tray, seen from above")
+    parser.add_argument("--dice", default="d6", metavar="d6|excape|MODEL_FILE",
+                        help="die model: a built-in name or a model file made by `dice-companion teach`")
+    parser.add_argument("--expect", type=int, metavar="N", help="how many dice were rolled")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per image (JSON Lines)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.expect is not None and args.expect < 0:
+        print(f"dice-companion read: --expect must be 0 or more, got {args.expect}", file=sys.stderr)
+        return 2
+    model = load_model(args.dice)
+    failed = False
+    for path in args.images:
+        image = load_image(path)
+        if isinstance(image, str):
+            print(f"dice-companion read: {path}: {image}", file=sys.stderr)
+            failed = True
+            continue
+        reading = read_tray(image, model, expect=args.expect)
+        print(json.dumps(reading.to_json(path)) if args.json else describe(path, reading), flush=True)
+    return 2 if failed else 0

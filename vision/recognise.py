@@ -1,0 +1,170 @@
+"""Read one die's face from its crop, with a confidence, for any die model.
+
+A small convolutional net (trained dev-only by vision/training/train_faces.py, run here with OpenCV's dnn) scores
+every built-in appearance ("pips:1".."pips:7", "symbol:cross") and "none" (not a die). Only the appearances the
+model has compete. Each crop is read twice, as cut and turned a quarter: every face looks the same after a
+quarter turn, so the two reads are two opinions, and a face is "sure" only when both agree with a clear margin.
+Taught faces ("taught:NAME") are recognised by the net's embedding: the nearest stored shot by cosine similarity,
+sure only when it is close and clearly closer than any other face's shots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.models import DieModel, ModelError
+
+CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
+CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
+EMBED = 64              # length of the embedding a taught face stores per shot
+CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "none")
+WEIGHTS = Path(__file__).resolve().parent / "weights" / "faces.onnx"
+
+SURE_PROBABILITY = 0.9      # both reads must give the face at least this probability ...
+SURE_MARGIN = 0.6           # ... and beat the next face by this much
+NOT_A_DIE = 0.8             # "none" at least this probable in both reads: a tray mark, not a die
+TAUGHT_SURE_SIMILARITY = 0.85   # cosine similarity to a taught shot needed to be sure ...
+TAUGHT_SURE_MARGIN = 0.05       # ... and by how much it must beat the next face's best shot
+
+
+@dataclass(frozen=True)
+class FaceGuess:
+    appearance: str | None  # None: the crop is not a die (tray mark, clutter)
+    confidence: float       # 0..1
+    sure: bool
+
+
+def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
+             size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """A size x size BGR crop of the die at `centre` (x, y) with `side` pixels, turned upright by `angle` degrees.
+
+    The die's min-area rect gives centre, side and angle; after the turn its edges are axis-aligned, so pip
+    layouts only vary by quarter turns.
+    """
+    if side <= 0:
+        raise ValueError(f"die side must be positive, got {side}")
+    scale = size / (side * margin)
+    matrix = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), float(angle), scale)
+    matrix[0, 2] += size / 2 - centre[0]
+    matrix[1, 2] += size / 2 - centre[1]
+    return cv2.warpAffine(image, matrix, (size, size), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def crops_to_blob(crops: np.ndarray) -> np.ndarray:
+    """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32 in 0..1, the network's input."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
+class FaceNet:
+    """The ONNX face classifier: logits over CLASSES and an EMBED-long embedding per crop."""
+
+    def __init__(self, weights: Path = WEIGHTS) -> None:
+        if not weights.is_file():
+            raise ModelError(f"face classifier weights missing: {weights} (reinstall dice-companion)")
+        self._net = cv2.dnn.readNetFromONNX(str(weights))
+        self._outputs = ["logits", "embedding"]
+
+    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> (logits (N, len(CLASSES)), embeddings (N, EMBED))."""
+        if len(crops) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, EMBED), np.float32)
+        self._net.setInput(crops_to_blob(crops))
+        logits, embedding = self._net.forward(self._outputs)
+        return logits.reshape(len(crops), -1), embedding.reshape(len(crops), -1)
+
+
+@cache
+def face_net() -> FaceNet:
+    """The shared classifier, loaded on first use (never at import)."""
+    return FaceNet()
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _builtin_guesses(logits: list[np.ndarray], model: DieModel) -> list[FaceGuess]:
+    appearances = [f.appearance for f in model.faces]
+    unknown = [a for a in appearances if a not in CLASSES]
+    if unknown:
+        raise ModelError(f"model {model.name!r} has faces {unknown} the classifier does not know; "
+                         "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
+    columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("none")]
+    views = [_softmax(view[:, columns]) for view in logits]     # each (N, faces + 1)
+    mean = np.mean(views, axis=0)
+    guesses = []
+    for i in range(mean.shape[0]):
+        none_p = [view[i, -1] for view in views]
+        if min(none_p) >= NOT_A_DIE:
+            guesses.append(FaceGuess(None, float(mean[i, -1]), True))
+            continue
+        faces = mean[i, :-1]
+        order = np.argsort(faces)[::-1]
+        best = int(order[0])
+        runner_up = float(faces[order[1]]) if len(order) > 1 else 0.0
+        agree = all(int(np.argmax(view[i, :-1])) == best and view[i, best] >= SURE_PROBABILITY for view in views)
+        confidence = float(faces[best])
+        sure = agree and confidence - max(runner_up, float(mean[i, -1])) >= SURE_MARGIN
+        guesses.append(FaceGuess(appearances[best], confidence, sure))
+    return guesses
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
+
+
+def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], model: DieModel) -> list[FaceGuess]:
+    faces = [f.appearance for f in model.faces]
+    missing = [a for a in faces if not model.looks.get(a)]
+    if missing:
+        raise ModelError(f"model {model.name!r} stores no taught shots for {missing}; teach every face")
+    none_column = CLASSES.index("none")
+    guesses = []
+    for i in range(embeddings[0].shape[0]):
+        similarity = np.zeros(len(faces))
+        for view in embeddings:
+            query = _normalised(view[i])
+            similarity += [float(np.max(_normalised(np.asarray(model.looks[a])) @ query)) for a in faces]
+        similarity /= len(embeddings)
+        order = np.argsort(similarity)[::-1]
+        best = int(order[0])
+        margin = float(similarity[best] - (similarity[order[1]] if len(order) > 1 else 0.0))
+        not_a_die = min(float(_softmax(view[i:i + 1])[0, none_column]) for view in logits)
+        if not_a_die >= NOT_A_DIE and similarity[best] < TAUGHT_SURE_SIMILARITY:
+            guesses.append(FaceGuess(None, not_a_die, True))
+            continue
+        confidence = float(np.clip(similarity[best], 0.0, 1.0))
+        sure = similarity[best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN
+        guesses.append(FaceGuess(faces[best], confidence, sure))
+    return guesses
+
+
+def views_of(crops: np.ndarray) -> list[np.ndarray]:
+    """The crops as cut and turned a quarter (every face reads the same both ways)."""
+    return [crops, np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))]
+
+
+def read_faces(crops: np.ndarray, model: DieModel, net: FaceNet | None = None) -> list[FaceGuess]:
+    """The face on each (CROP_SIZE x CROP_SIZE BGR) crop, among the model's faces, or None for "not a die"."""
+    net = net or face_net()
+    if len(crops) == 0:
+        return []
+    results = [net.run(view) for view in views_of(crops)]
+    logits = [r[0] for r in results]
+    if any(f.appearance.startswith("taught:") for f in model.faces):
+        return _taught_guesses(logits, [r[1] for r in results], model)
+    return _builtin_guesses(logits, model)
+
+
+def embed_crops(crops: np.ndarray, net: FaceNet | None = None) -> np.ndarray:
+    """The classifier's embedding of each crop (what a taught face stores), averaged over both views."""
+    net = net or face_net()
+    return np.mean([net.run(view)[1] for view in views_of(crops)], axis=0)

@@ -1,0 +1,86 @@
+"""Cut training patches from the real photos' train split: one upright patch per labelled die, plus negatives.
+
+A patch is PATCH px square around a die, turned upright by its min-area rect and showing PATCH_SPAN die sides, so
+the trainer can rotate, shift and rescale it before cutting the classifier's CROP_SIZE input from its middle.
+Dice the detector finds are cut where the detector puts them (what the reader will see); dice it misses are cut
+from their labelled box. Candidates that match no die become "none" examples (tray marks, clutter, walls).
+
+    .venv/bin/python -m vision.training.extract_crops OUT.npz [--split train]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from vision.detect import find_blobs
+from vision.recognise import crop_die
+from vision.training.photos import label_candidates, load_split, match_boxes
+
+PATCH = 64          # patch side in pixels
+PATCH_SPAN = 2.3    # die sides the patch spans
+
+
+def _patch(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> np.ndarray:
+    return crop_die(image, centre, side, angle, size=PATCH, margin=PATCH_SPAN)
+
+
+def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    patches: list[np.ndarray] = []
+    labels: list[str] = []
+    sides: list[float] = []
+    for photo in load_split(split):
+        image = photo.load()
+        # Every hypothesis the reader may weigh: whole blobs and their splits (halves of dice, pairs are "none").
+        candidates = [c for blob in find_blobs(image) for c in ([blob.whole] if blob.whole else []) + list(blob.parts)]
+        truth = [d.box for d in photo.dice]
+        verdicts = label_candidates([c.box for c in candidates], truth)
+        seen: set[int] = set()
+        for c, verdict in zip(candidates, verdicts, strict=True):
+            if verdict is False:
+                continue
+            patches.append(_patch(image, c.rect[0], c.side, c.rect[2]))
+            sides.append(c.side)
+            if verdict is None:
+                labels.append("none")
+            else:
+                labels.append(photo.dice[verdict].label)
+                seen.add(verdict)
+        for j, die in enumerate(photo.dice):
+            if j not in seen:   # missed by the detector: cut from the labelled box
+                x, y, w, h = die.box
+                side = 0.9 * float(np.sqrt(w * h))
+                patches.append(_patch(image, (x + w / 2, y + h / 2), side, 0.0))
+                sides.append(side)
+                labels.append(die.label)
+        # Plain tray and clutter at random places, die-sized.
+        h, w = image.shape[:2]
+        for _ in range(negatives_per_photo):
+            side = float(rng.uniform(28, 48))
+            centre = (float(rng.uniform(side, w - side)), float(rng.uniform(side, h - side)))
+            box = (round(centre[0] - side / 2), round(centre[1] - side / 2), round(side), round(side))
+            if match_boxes([box], truth, min_iou=0.05):
+                continue
+            patches.append(_patch(image, centre, side, float(rng.uniform(0, 90))))
+            labels.append("none")
+            sides.append(side)
+    return {"patches": np.stack(patches), "labels": np.array(labels), "sides": np.array(sides, np.float32)}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--split", default="train", choices=["train"])
+    args = parser.parse_args(argv)
+    data = extract(args.split)
+    np.savez_compressed(args.out, **data)
+    values, counts = np.unique(data["labels"], return_counts=True)
+    print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

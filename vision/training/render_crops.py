@@ -1,0 +1,77 @@
+"""Cut training patches from virtual-tray renders (seeds below BENCH_SEED_START only; the benchmark uses the rest).
+
+Same patches as extract_crops (the detector's view of each die, upright), labelled by the render's truth: the
+face's class name ("1".."7", "X") or "none" for candidates that match no die. Dice with a hazard (cocked,
+stacked, cut, blurred) are left out: the reader must flag those, not learn to read them.
+
+    .venv/bin/python -m vision.training.render_crops OUT.npz [--trays 600]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import cv2
+import numpy as np
+
+from vision.detect import find_blobs
+from vision.models import D6, EXCAPE
+from vision.recognise import crop_die
+from vision.training.extract_crops import PATCH, PATCH_SPAN
+from vision.training.photos import label_candidates
+
+BENCH_SEED_START = 1_000_000    # seeds from here on are the benchmark's; training renders stay below
+_HAZARD_SETS = (frozenset(), frozenset(), frozenset(), frozenset({"hand"}), frozenset({"blurred"}),
+                frozenset({"cocked"}), frozenset({"stacked"}))
+
+
+def class_name(appearance: str) -> str:
+    kind, _, value = appearance.partition(":")
+    return value if kind == "pips" else "X" if appearance == "symbol:cross" else "none"
+
+
+def extract(trays: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+    from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
+
+    patches: list[np.ndarray] = []
+    labels: list[str] = []
+    for k in range(trays):
+        seed = first_seed + k
+        model = EXCAPE if k % 2 else D6
+        hazards = _HAZARD_SETS[k % len(_HAZARD_SETS)]
+        size = (640, 480) if k % 3 else (800, 600)
+        rendered = render_tray(seed, model, hazards=hazards, size=size)
+        image = rendered.image
+        scale = 640 / image.shape[1]
+        if scale != 1:
+            image = cv2.resize(image, (640, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
+        truth = [tuple(round(v * scale) for v in d.box) for d in rendered.dice]
+        candidates = [c for blob in find_blobs(image) for c in ([blob.whole] if blob.whole else []) + list(blob.parts)]
+        verdicts = label_candidates([c.box for c in candidates], truth)
+        for c, verdict in zip(candidates, verdicts, strict=True):
+            if verdict is False or (verdict is not None and rendered.dice[verdict].hazards):
+                continue
+            label = "none" if verdict is None else class_name(rendered.dice[verdict].appearance)
+            patches.append(crop_die(image, c.rect[0], c.side, c.rect[2], size=PATCH, margin=PATCH_SPAN))
+            labels.append(label)
+    return {"patches": np.stack(patches), "labels": np.array(labels)}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--trays", type=int, default=600)
+    parser.add_argument("--first-seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.first_seed + args.trays > BENCH_SEED_START:
+        raise SystemExit(f"training seeds must stay below {BENCH_SEED_START} (the benchmark's)")
+    data = extract(args.trays, args.first_seed)
+    np.savez_compressed(args.out, **data)
+    values, counts = np.unique(data["labels"], return_counts=True)
+    print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -8,7 +8,9 @@ each screen held long enough to read) and every event into the game's table log.
 The player: Mex keeps 54 or better (and any double), rerolls lower throws while it may, and ends the round
 early on a double of 5 or 6; the tie-break chooser alternates pips and mex. Excape/Rapido places a pair worth
 50 or more, or after three throws, on the space that ejects the most pairs (the highest such space), and
-rerolls otherwise. Mex uses lives=6 by default so a game fits in the time a newcomer waits (`--lives`).
+rerolls otherwise. One throw in twelve lands with a die cocked against the wall, so the GIF also shows the
+companion asking for a re-roll and saying why. Mex uses lives=6 by default so a game fits in the time a
+newcomer waits (`--lives`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ PRESS_SECONDS = 0.6          # virtual time a player takes to press a button
 MAX_THROWS = 2000            # a safety net: no demo game needs nearly this many
 ROLL_OPTIONS = {"rolling": 3, "still": 4}
 DEMO_TRAY_SIZE = (320, 240)
+COCKED_EVERY = 12            # one throw in this many lands with a die cocked against the wall
 
 
 class VirtualClock:
@@ -137,7 +140,7 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
     from hardware.display import save_gif
     from hardware.signals import SignalTwin
     from vision.models import D6, EXCAPE
-    from vision.virtual_tray import empty_tray, roll_frames
+    from vision.virtual_tray import empty_tray, render_tray, roll_frames
 
     started = time.perf_counter()
     config = config or Config()
@@ -168,8 +171,18 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
                 faces = throw_faces(rng, game)
                 throws += 1
                 before = len(controller.journal_lines)
-                for frame in roll_frames(seed * 10_007 + throws, model, faces=faces, size=DEMO_TRAY_SIZE,
-                                         clean=True, **ROLL_OPTIONS):
+                throw_seed = seed * 10_007 + throws
+                if throws % COCKED_EVERY == COCKED_EVERY // 2:
+                    # Now and then a die lands leaning on the wall: the companion must ask for a re-roll.
+                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                                         rolling=ROLL_OPTIONS["rolling"], still=0)
+                    cocked = render_tray(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                                         hazards=frozenset({"cocked"})).image
+                    frames += [cocked] * ROLL_OPTIONS["still"]
+                else:
+                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                                         **ROLL_OPTIONS)
+                for frame in frames:
                     feed(frame)
                 taken = [line for line in controller.journal_lines[before:] if line.startswith("roll")]
                 if not taken:

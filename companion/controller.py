@@ -351,9 +351,12 @@ class Controller:
         self._reset_turn_ui()
         turn_passed = before.expects().actor != self.game.expects().actor
         view = _result_message(self.game, event, turn_passed)
+        codes = {note.code: note.text for note in self.game.last_notes}
         if view is not None:
             self.message = view
             self.message_until = self.clock() + MESSAGE_SECONDS
+        elif "double" in codes:
+            self.notice = codes["double"].replace("'s pawn ", " ").replace(" (now on ", ": on ").rstrip(")")
         elif isinstance(event, Undo):
             self.notice = _short_reason(self.game.last_notes[0].text) if self.game.last_notes else "undone"
 
@@ -720,8 +723,8 @@ def _result_message(game: Game, event: Event, turn_passed: bool) -> screens.Mess
     notes = {note.code: note for note in game.last_notes}
     if isinstance(event, Undo) or game.over:
         return None  # the winner screen is the game-over view itself
-    if not turn_passed and not notes.keys() & {"double", "tie", "lose", "mexx", "x_penalty", "win", "end_round"}:
-        return None
+    if not turn_passed and not notes.keys() & {"lose", "mexx", "x_penalty", "win", "end_round"}:
+        return None  # the same player goes on: a double or a tie is said on the turn or tie-break screen itself
     title = ""
     for code in _TITLE_BY_CODE:
         if code in notes:

@@ -37,6 +37,8 @@ DEFAULT_PLAYERS = {"mex": 3, "excape": 3, "rapido": 2}
 DEMO_LIVES = 6
 FRAME_SECONDS = 0.1          # virtual time per camera frame
 PRESS_SECONDS = 0.6          # virtual time a player takes to press a button
+PICKUP_SECONDS = 1.0         # ... to pick the dice up before throwing
+READ_SECONDS = 3.0           # ... to read a result message first
 MAX_THROWS = 2000            # a safety net: no demo game needs nearly this many
 ROLL_OPTIONS = {"rolling": 3, "still": 4}
 DEMO_TRAY_SIZE = (320, 240)
@@ -168,6 +170,9 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
         while not controller.game.over and throws < MAX_THROWS:
             expected = controller.game.expects()
             if expected.kind == "roll":
+                # The player reads the screen and picks the dice up: longer when a result is on show.
+                clock.now += READ_SECONDS if controller.message is not None else PICKUP_SECONDS
+                controller.tick()
                 faces = throw_faces(rng, game)
                 throws += 1
                 before = len(controller.journal_lines)

@@ -387,7 +387,7 @@ def _render_board_turn(painter: _Painter, view: BoardTurnView) -> None:
         _die(painter, 20, 9, 18, view.faces[1])
         if view.value is not None:
             painter.text(41, 10, view.value, "large" if len(view.value) <= 3 else "small")
-    info = view.preview or f"{view.player} to {view.goal}"
+    info = view.preview or f"goal {view.goal}"
     for index, line in enumerate(wrap(info, "small", WIDTH - 68)[:2]):
         painter.text(68, 10 + index * 8, line, "small")
     _board(painter, view, top=28)

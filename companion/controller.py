@@ -207,6 +207,12 @@ class Controller:
             self._signal("reroll")
             return
         faces = (read.dice[0].face, read.dice[1].face)
+        try:
+            Roll(faces)  # a face no die of any game has (a taught model's label) is no roll
+        except RuleError as err:
+            self._say(f"re-roll: {_short_reason(str(err))}", "Re-roll")
+            self._refresh()
+            return
         self.last_unsure = None
         self.message = None
         if self.mode != "play":

@@ -334,3 +334,10 @@ def test_a_camera_fault_is_shown_and_the_game_goes_on(tmp_path: Path) -> None:
     assert "camera: face classifier" in controller.notice
     roll(controller, "6", "3")
     assert journal_lines(controller)[-1] == "roll 6 3"
+
+
+def test_a_face_no_die_has_is_refused_not_raised(tmp_path: Path) -> None:
+    controller, _ = make(tmp_path)
+    roll(controller, "star", "3")
+    assert controller.game.events == ()
+    assert "re-roll" in controller.notice and "not a die face" in controller.notice

@@ -28,7 +28,7 @@ WANTED = {
     "excape-54": (EXCAPE, ["5", "4"], ()), "excape-31": (EXCAPE, ["3", "1"], ()),
     "excape-64": (EXCAPE, ["6", "4"], ()), "excape-x3": (EXCAPE, ["X", "3"], ()),
     "excape-x1": (EXCAPE, ["1", "X"], ()), "excape-22": (EXCAPE, ["2", "2"], ()),
-    "excape-70": (EXCAPE, ["7", "X"], ()),
+    "excape-7x": (EXCAPE, ["7", "X"], ()),
     "mex-cocked": (D6, ["5", "2"], ("cocked",)),
 }
 

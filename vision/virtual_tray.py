@@ -416,9 +416,17 @@ class _Placer:
         centre = hull.mean(axis=0)
         return ((hull - centre) * np.float32(1 + 0.8 / die.size) + centre).astype(np.float32)
 
-    def free(self, i: int, xy: np.ndarray, ignore: tuple[int, ...] = (), turn: np.ndarray | None = None) -> bool:
-        """Does die i at xy keep clear of every placed die? Dice may come close enough to touch, as real ones do."""
+    def free(self, i: int, xy: np.ndarray, ignore: tuple[int, ...] = (), turn: np.ndarray | None = None,
+             *, may_leave_frame: bool = False) -> bool:
+        """Does die i at xy keep clear of every placed die, and (unless it is to be cut) of the frame's edge?
+        Dice may come close enough to touch, as real ones do."""
         mine = None
+        if not may_leave_frame:
+            # The top of a die near the edge leans outwards in perspective: check the real outline.
+            mine = self.outline(i, xy, turn)
+            width, height = self.scene.size
+            if mine.min() < 2 or mine[:, 0].max() > width - 3 or mine[:, 1].max() > height - 3:
+                return False
         for j, other in self.placed.items():
             if j in ignore or np.linalg.norm(xy - other) >= self.radius(i, xy) + self.radius(j, other):
                 continue
@@ -460,10 +468,11 @@ class _Placer:
         return np.array([(inside, along * height), (along * width, inside), (width - inside, along * height),
                          (along * width, height - inside)][edge])
 
-    def place(self, i: int, sampler: Callable[[int], np.ndarray], ignore: tuple[int, ...] = ()) -> bool:
+    def place(self, i: int, sampler: Callable[[int], np.ndarray], ignore: tuple[int, ...] = (),
+              *, may_leave_frame: bool = False) -> bool:
         for _ in range(300):
             xy = sampler(i)
-            if self.free(i, xy, ignore):
+            if self.free(i, xy, ignore, may_leave_frame=may_leave_frame):
                 self.keep(i, xy)
                 return True
         return False
@@ -542,7 +551,7 @@ def _lay_out(placer: _Placer, order: list[int], cut: int | None, cocked: int | N
     rng, dice = placer.rng, placer.dice
     for die in dice:
         die.turn, die.base_z, die.motion = _rest_turn(rng), 0.0, (0.0, 0.0)
-    if cut is not None and not placer.place(cut, placer.edge_point):
+    if cut is not None and not placer.place(cut, placer.edge_point, may_leave_frame=True):
         return False
     if lower is not None:
         dice[lower].turn = rotation((0, 0, 1), rng.uniform(0, 2 * np.pi))  # flat: a die must rest on it

@@ -71,13 +71,15 @@ def test_boxes_are_inside_the_image_and_tight_around_each_die(seed: int) -> None
     assert np.count_nonzero(changed & (1 - covered)) == 0
 
 
-def test_boxes_stay_inside_the_image_on_every_look() -> None:
-    for seed in range(8):
-        rendered = render_tray(seed, EXCAPE if seed % 2 else D6, size=(640, 480),
+def test_boxes_stay_inside_the_image_and_only_cut_dice_touch_its_edge() -> None:
+    for seed in range(10):
+        rendered = render_tray(seed, EXCAPE if seed % 2 else D6, n_dice=8, size=(640, 480),
                                hazards=frozenset({"cut"} if seed % 3 == 0 else ()))
         for die in rendered.dice:
             x, y, w, h = die.box
             assert w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= 640 and y + h <= 480
+            touches_edge = x == 0 or y == 0 or x + w == 640 or y + h == 480
+            assert touches_edge == ("cut" in die.hazards)
 
 
 def count_marks(image: np.ndarray, box: tuple[int, int, int, int], size: float) -> list[int]:

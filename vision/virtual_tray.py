@@ -298,8 +298,13 @@ def _die_look(rng: np.random.Generator, look: Look) -> DieLook:
     marble = None
     opacity = 1.0
     if colour == "marbled":
-        first, second = rng.choice(len(solid), 2, replace=False)
-        body, marble = shade(solid[first]), shade(solid[second])
+        # Two resins swirled together; some pip colour must stand out on both, as on a real marbled die.
+        for _ in range(50):
+            first, second = rng.choice(len(solid), 2, replace=False)
+            body, marble = shade(solid[first]), shade(solid[second])
+            if any(min(abs(_luminance(p) - _luminance(b)) for b in (body, marble)) >= _MIN_PIP_CONTRAST
+                   for p in PIP_COLOURS.values()):
+                break
         bodies = [body, marble]
     elif colour == "translucent":
         tone = ("red", "green", "blue", "purple", "yellow")[rng.integers(5)]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.errors import DiceCompanionError
 from vision.models import D6, EXCAPE
@@ -190,3 +193,56 @@ def test_bad_settings_get_a_clear_error(kwargs: dict) -> None:
 def test_mark_read_needs_a_count() -> None:
     with pytest.raises(MotionError, match="dice_found"):
         MotionTracker().mark_read(-1)
+
+
+def square_scene(segments: list[tuple[str, int]], seed: int) -> tuple[list[np.ndarray], list[bool]]:
+    """Frames of a textured tray with one dark 'die' that jumps somewhere new on every moving frame and stays
+    put while still, with sensor noise on every frame; and for each frame whether it moved."""
+    rng = np.random.default_rng(seed)
+    tray = cv2.GaussianBlur(rng.uniform(150, 230, (120, 160)), (0, 0), 3)
+    position = np.array([60, 40])
+    frames, moved = [], []
+    for kind, length in segments:
+        for _ in range(length):
+            if kind == "move":
+                while True:  # a jump of at least a die's width, so the frame really changes
+                    target = rng.integers([0, 0], [148, 108])
+                    if np.abs(target - position).max() >= 12:
+                        break
+                position = target
+            scene = tray.copy()
+            scene[position[1]:position[1] + 12, position[0]:position[0] + 12] = 40
+            frames.append(np.clip(scene + rng.normal(0, 2, scene.shape), 0, 255).astype(np.uint8))
+            moved.append(kind == "move")
+    return frames, moved
+
+
+def expected_reads(moved: list[bool], still_frames: int) -> list[int]:
+    """The specification as a plain loop: read on the frame that completes `still_frames` unmoved frames in a
+    row (the first frame cannot count: it has nothing to compare with), once per stretch of stillness."""
+    reads_at, still, armed = [], 0, True
+    for i, moving in enumerate(moved):
+        if moving and i > 0:
+            still, armed = 0, True
+        elif i > 0:
+            still += 1
+            if armed and still == still_frames:
+                reads_at.append(i)
+                armed = False
+    return reads_at
+
+
+@settings(max_examples=40, deadline=None)
+@given(segments=st.lists(st.tuples(st.sampled_from(["move", "still"]), st.integers(1, 7)), min_size=1, max_size=8),
+       still_frames=st.integers(1, 4), seed=st.integers(0, 1000))
+def test_reads_exactly_once_per_long_enough_stillness(segments: list[tuple[str, int]], still_frames: int,
+                                                      seed: int) -> None:
+    frames, moved = square_scene(segments, seed)
+    updates = run(MotionTracker(still_frames=still_frames), frames)
+    assert reads(updates) == expected_reads(moved, still_frames)
+    for update, moving in zip(updates[1:], moved[1:], strict=True):
+        if moving:
+            assert update.state == "rolling" and update.still_frames == 0
+        else:
+            assert update.still_frames > 0 and update.changed_fraction <= 0.0015
+        assert (update.state == "settled") == update.read_now  # nobody else calls mark_read late here

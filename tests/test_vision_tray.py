@@ -11,11 +11,14 @@ import itertools
 import cv2
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.errors import DiceCompanionError
 from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.virtual_tray import (
     DIE_COLOURS,
+    DIE_HAZARDS,
     RenderError,
     empty_tray,
     render_tray,
@@ -288,3 +291,24 @@ def test_bad_seed_and_frame_counts() -> None:
         render_tray(-1)
     with pytest.raises(RenderError, match="rolling"):
         roll_frames(1, rolling=-2)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), model=st.sampled_from([D6, EXCAPE]), n_dice=st.integers(2, 6),
+       size=st.sampled_from([(320, 240), (400, 400), (480, 270)]),
+       hazards=st.frozensets(st.sampled_from(sorted(DIE_HAZARDS | {"hand"}))))
+def test_any_request_gives_consistent_truth(seed: int, model: DieModel, n_dice: int, size: tuple[int, int],
+                                            hazards: frozenset[str]) -> None:
+    rendered = render_tray(seed, model, n_dice=n_dice, size=size, hazards=hazards)
+    assert rendered.image.shape == (size[1], size[0], 3)
+    assert len(rendered.dice) == n_dice
+    width, height = size
+    for die in rendered.dice:
+        x, y, w, h = die.box
+        assert w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= width and y + h <= height
+        assert die.label == model.label_of(die.appearance)
+        assert die.hazards <= DIE_HAZARDS
+    found = set().union(*(d.hazards for d in rendered.dice)) | rendered.hazards
+    assert found == hazards
+    again = render_tray(seed, model, n_dice=n_dice, size=size, hazards=hazards)
+    assert np.array_equal(again.image, rendered.image) and again.dice == rendered.dice

@@ -67,12 +67,15 @@ def gaussian_noise(rng: np.random.Generator, height: int, width: int) -> np.ndar
     y, x = int(rng.integers(side - height + 1)), int(rng.integers(side - width + 1))
     window = _noise_bank()[y:y + height, x:x + width]
     flip = int(rng.integers(4))  # mirror the window too, so windows that overlap do not repeat as they are
-    return np.ascontiguousarray(window[:: 1 if flip & 1 else -1, :: 1 if flip & 2 else -1])
+    return cv2.flip(window, (-1, 0, 1)[flip - 1]) if flip else window.copy()
 
 
 def _noise_field(rng: np.random.Generator, height: int, width: int, cells: tuple[int, int]) -> np.ndarray:
+    """Smooth noise: a few random cells, scaled up smoothly (cubic to a quarter size, then linear)."""
     coarse = rng.standard_normal(cells).astype(np.float32)
-    return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
+    quarter = cv2.resize(coarse, (max(cells[1], width // 4), max(cells[0], height // 4)),
+                         interpolation=cv2.INTER_CUBIC)
+    return cv2.resize(quarter, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def draw_tray(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -> np.ndarray:
@@ -96,13 +99,13 @@ def draw_tray(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -
         figure = 0.6 + 0.4 * _noise_field(rng, height, width, (3, 3))
         grain = cv2.addWeighted(rings * figure, rng.uniform(3.0, 7.0), fine, 3.0, 0)
     # grain is in grey levels around the surface colour: colour_c + grain * colour_c / 128 for each channel,
-    # done as one matrix per region on (grain, 1) pairs (far faster than numpy broadcasting at this size).
+    # done as one 3x4 matrix per region (numpy broadcasting is several times slower at this size).
     tint = colour / np.float32(128.0)
-    pairs = cv2.merge([grain, np.ones_like(grain)])
+    grains = cv2.merge([grain, grain, grain])
 
     def surface(scale: float, offset: np.ndarray, rows: slice = slice(None), cols: slice = slice(None)) -> np.ndarray:
-        matrix = np.column_stack([tint * np.float32(scale), offset]).astype(np.float32)
-        return cv2.transform(pairs[rows, cols], matrix)
+        matrix = np.column_stack([np.diag(tint * np.float32(scale)), offset]).astype(np.float32)
+        return cv2.transform(grains[rows, cols], matrix)
 
     if not look.wall_width:
         return surface(1.0, colour)

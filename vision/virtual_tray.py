@@ -644,31 +644,34 @@ def _box(sprite: DieSprite, size: tuple[int, int]) -> tuple[int, int, int, int] 
 
 
 def _shadows(image: np.ndarray, dice: list[_Die], scene: _Scene) -> np.ndarray:
+    """Darken the tray under and beside each die: its shadow cast along the light, and the contact shadow."""
     if not scene.shadows or not dice:
         return image
     height, width = image.shape[:2]
-    cast = np.zeros((height, width), np.float32)
-    contact = np.zeros((height, width), np.float32)
+    # Soft shadows are smooth: draw and blur them at half resolution.
+    half = ((width + 1) // 2, (height + 1) // 2)
+    cast = np.zeros((half[1], half[0]), np.float32)
+    contact = np.zeros_like(cast)
     light = scene.light
+    to_half = 16 * 0.5  # 4 bits of sub-pixel precision, at half scale
     for die in dice:
         corners = cube_corners(die.size, die.turn, die.xy, die.base_z).reshape(-1, 3)
         on_floor = corners - light[None, :] * (corners[:, 2:3] / light[2])
         on_floor[:, 2] = 0
         pts = scene.camera.project(on_floor)
-        cv2.fillConvexPoly(cast, cv2.convexHull((pts * 16).round().astype(np.int32)), 1.0, cv2.LINE_AA, 4)
+        cv2.fillConvexPoly(cast, cv2.convexHull((pts * to_half).round().astype(np.int32)), 1.0, cv2.LINE_AA, 4)
         base = corners[corners[:, 2] <= corners[:, 2].min() + 0.3 * die.size].copy()
         base[:, 2] = 0
         if die.base_z == 0 and len(base) >= 3:
             pts = scene.camera.project(base)
-            cv2.fillConvexPoly(contact, cv2.convexHull((pts * 16).round().astype(np.int32)), 1.0, cv2.LINE_AA, 4)
+            cv2.fillConvexPoly(contact, cv2.convexHull((pts * to_half).round().astype(np.int32)), 1.0, cv2.LINE_AA,
+                               4)
     mean_size = float(np.mean([d.size for d in dice]))
-    # Soft shadows are smooth: blur them at half resolution.
-    half = ((width + 1) // 2, (height + 1) // 2)
-    cast = cv2.GaussianBlur(cv2.resize(cast, half, interpolation=cv2.INTER_AREA), (0, 0), 0.09 * mean_size)
-    contact = cv2.GaussianBlur(cv2.resize(contact, half, interpolation=cv2.INTER_AREA), (0, 0), 0.03 * mean_size + 0.3)
-    darkening = 1 - scene.shadow_strength * cast - 0.25 * contact
-    darkening = cv2.resize(darkening.clip(0.3, 1), (width, height), interpolation=cv2.INTER_LINEAR)
-    return image * darkening[..., None]
+    cast = cv2.GaussianBlur(cast, (0, 0), 0.09 * mean_size)
+    contact = cv2.GaussianBlur(contact, (0, 0), 0.03 * mean_size + 0.3)
+    darkening = cv2.addWeighted(cast, -scene.shadow_strength, contact, -0.25, 1.0).clip(0.3, 1)
+    darkening = cv2.resize(darkening, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.multiply(image, cv2.merge([darkening, darkening, darkening]))
 
 
 Box = tuple[int, int, int, int]
@@ -690,7 +693,7 @@ def _compose(scene: _Scene, dice: list[_Die], hand: Hand | None = None
         centres[index] = tuple(float(v) for v in scene.camera.project(corners[up].mean(axis=0, keepdims=True))[0])
     if hand is not None:
         image = paint_hand(image, hand)
-    return image * scene.gain, boxes, centres
+    return cv2.multiply(image, scene.gain), boxes, centres
 
 
 def _check_hazards(hazards: frozenset[str] | set[str]) -> frozenset[str]:

@@ -99,27 +99,37 @@ def draw_tray(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -
         figure = 0.6 + 0.4 * _noise_field(rng, height, width, (3, 3))
         grain = cv2.addWeighted(rings * figure, rng.uniform(3.0, 7.0), fine, 3.0, 0)
     # grain is in grey levels around the surface colour: colour_c + grain * colour_c / 128 for each channel,
-    # done as one 3x4 matrix per region (numpy broadcasting is several times slower at this size).
+    # done as a 3x4 matrix (numpy broadcasting is several times slower at this size).
     tint = colour / np.float32(128.0)
     grains = cv2.merge([grain, grain, grain])
 
-    def surface(scale: float, offset: np.ndarray, rows: slice = slice(None), cols: slice = slice(None)) -> np.ndarray:
-        matrix = np.column_stack([np.diag(tint * np.float32(scale)), offset]).astype(np.float32)
-        return cv2.transform(grains[rows, cols], matrix)
+    def matrix(scale: float, offset: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.diag(tint * np.float32(scale)), offset]).astype(np.float32)
 
+    tray = cv2.transform(grains, matrix(1.0, colour))
     if not look.wall_width:
-        return surface(1.0, colour)
-    # Walls: a darker band in shadow around the floor, then the table beyond the tray's rim.
+        return tray
+    # Walls: a darker band in shadow around the floor, then the table beyond the tray's rim. Both are thin
+    # strips around the floor, so only they are redone.
     x, y, w, h = look.floor
     ww = look.wall_width
-    wall_factor = rng.uniform(0.35, 0.75) if look.surface == "card" else 0.6
+    wall_factor = np.float32(rng.uniform(0.35, 0.75) if look.surface == "card" else 0.6)
     table = (rng.uniform(170, 235) + rng.normal(0, 4, 3)).astype(np.float32)
-    tray = surface(0.3, table)
-    band = (slice(max(0, y - ww), y + h + ww), slice(max(0, x - ww), x + w + ww))
-    tray[band] = surface(wall_factor, colour * np.float32(wall_factor), *band)
-    floor = (slice(y, y + h), slice(x, x + w))
-    tray[floor] = surface(1.0, colour, *floor)
+    bx0, by0, bx1, by1 = max(0, x - ww), max(0, y - ww), min(width, x + w + ww), min(height, y + h + ww)
+    for rows, cols in _ring((x, y, x + w, y + h), (bx0, by0, bx1, by1)):
+        tray[rows, cols] *= wall_factor
+    for rows, cols in _ring((bx0, by0, bx1, by1), (0, 0, width, height)):
+        tray[rows, cols] = cv2.transform(grains[rows, cols], matrix(0.3, table))
     return cv2.GaussianBlur(tray, (5, 5), 1.2)
+
+
+def _ring(inner: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> list[tuple[slice, slice]]:
+    """The (at most four) strips between an inner and an outer rectangle (x0, y0, x1, y1), as (rows, cols)."""
+    ix0, iy0, ix1, iy1 = inner
+    ox0, oy0, ox1, oy1 = outer
+    strips = [(slice(oy0, iy0), slice(ox0, ox1)), (slice(iy1, oy1), slice(ox0, ox1)),
+              (slice(iy0, iy1), slice(ox0, ix0)), (slice(iy0, iy1), slice(ix1, ox1))]
+    return [(rows, cols) for rows, cols in strips if rows.stop > rows.start and cols.stop > cols.start]
 
 
 def light_field(rng: np.random.Generator, size: tuple[int, int], unevenness: float) -> np.ndarray:
@@ -251,14 +261,10 @@ def finish_frame(image: np.ndarray, rng: np.random.Generator, *, defocus: float,
         chroma = gaussian_noise(rng, half_h, 3 * half_w).reshape(half_h, half_w, 3)
         chroma *= np.float32(0.5 * noise)
         noisy = cv2.resize(chroma, (width, height), interpolation=cv2.INTER_NEAREST)
-        noisy += luma[..., None]
-        noisy += image
-        image = noisy
-    else:
-        image = image.copy()
-    image += np.float32(0.5)  # round, not truncate, below
-    np.clip(image, 0, 255, out=image)
-    out = image.astype(np.uint8)
+        cv2.add(noisy, cv2.merge([luma, luma, luma]), noisy)
+        image = cv2.add(noisy, image, noisy)
+    # To 8 bits, rounded and saturated (negative values clamped first: OpenCV's conversion takes magnitudes).
+    out = cv2.convertScaleAbs(cv2.max(image, 0.0))
     if jpeg_quality is not None:
         if not 1 <= jpeg_quality <= 100:
             raise RenderError(f"jpeg_quality must be 1..100 or None, got {jpeg_quality}")

@@ -644,34 +644,47 @@ def _box(sprite: DieSprite, size: tuple[int, int]) -> tuple[int, int, int, int] 
 
 
 def _shadows(image: np.ndarray, dice: list[_Die], scene: _Scene) -> np.ndarray:
-    """Darken the tray under and beside each die: its shadow cast along the light, and the contact shadow."""
+    """Darken the tray under and beside each die (in place): its shadow cast along the light, and the contact
+    shadow where it touches the floor. Shadows are local and smooth, so each is drawn in a patch around its die at
+    half resolution."""
     if not scene.shadows or not dice:
         return image
     height, width = image.shape[:2]
-    # Soft shadows are smooth: draw and blur them at half resolution.
-    half = ((width + 1) // 2, (height + 1) // 2)
-    cast = np.zeros((half[1], half[0]), np.float32)
-    contact = np.zeros_like(cast)
     light = scene.light
-    to_half = 16 * 0.5  # 4 bits of sub-pixel precision, at half scale
     for die in dice:
         corners = cube_corners(die.size, die.turn, die.xy, die.base_z).reshape(-1, 3)
         on_floor = corners - light[None, :] * (corners[:, 2:3] / light[2])
         on_floor[:, 2] = 0
-        pts = scene.camera.project(on_floor)
-        cv2.fillConvexPoly(cast, cv2.convexHull((pts * to_half).round().astype(np.int32)), 1.0, cv2.LINE_AA, 4)
+        cast_pts = scene.camera.project(on_floor)
         base = corners[corners[:, 2] <= corners[:, 2].min() + 0.3 * die.size].copy()
         base[:, 2] = 0
-        if die.base_z == 0 and len(base) >= 3:
-            pts = scene.camera.project(base)
-            cv2.fillConvexPoly(contact, cv2.convexHull((pts * to_half).round().astype(np.int32)), 1.0, cv2.LINE_AA,
-                               4)
-    mean_size = float(np.mean([d.size for d in dice]))
-    cast = cv2.GaussianBlur(cast, (0, 0), 0.09 * mean_size)
-    contact = cv2.GaussianBlur(contact, (0, 0), 0.03 * mean_size + 0.3)
-    darkening = cv2.addWeighted(cast, -scene.shadow_strength, contact, -0.25, 1.0).clip(0.3, 1)
-    darkening = cv2.resize(darkening, (width, height), interpolation=cv2.INTER_LINEAR)
-    return cv2.multiply(image, cv2.merge([darkening, darkening, darkening]))
+        contact_pts = scene.camera.project(base) if die.base_z == 0 and len(base) >= 3 else None
+        sigma = 0.09 * die.size  # at half resolution
+        margin = int(3 * sigma * 2) + 4
+        x0 = max(int(cast_pts[:, 0].min()) - margin, 0)
+        y0 = max(int(cast_pts[:, 1].min()) - margin, 0)
+        x1 = min(int(cast_pts[:, 0].max()) + margin, width)
+        y1 = min(int(cast_pts[:, 1].max()) + margin, height)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        half = ((x1 - x0 + 1) // 2, (y1 - y0 + 1) // 2)
+        origin = np.array([x0, y0])
+
+        def to_patch(pts: np.ndarray, origin: np.ndarray = origin) -> np.ndarray:
+            return cv2.convexHull(((pts - origin) * 8).round().astype(np.int32))  # half scale, 4 fraction bits
+
+        cast = np.zeros((half[1], half[0]), np.float32)
+        cv2.fillConvexPoly(cast, to_patch(cast_pts), 1.0, cv2.LINE_AA, 4)
+        darkening = 1 - scene.shadow_strength * cv2.GaussianBlur(cast, (0, 0), sigma)
+        if contact_pts is not None:
+            contact = np.zeros_like(cast)
+            cv2.fillConvexPoly(contact, to_patch(contact_pts), 1.0, cv2.LINE_AA, 4)
+            darkening -= 0.25 * cv2.GaussianBlur(contact, (0, 0), 0.03 * die.size + 0.3)
+        darkening = cv2.resize(darkening.clip(0.3, 1), (half[0] * 2, half[1] * 2), interpolation=cv2.INTER_LINEAR)
+        patch = image[y0:y1, x0:x1]
+        darkening = darkening[:y1 - y0, :x1 - x0]
+        patch *= cv2.merge([darkening, darkening, darkening])
+    return image
 
 
 Box = tuple[int, int, int, int]

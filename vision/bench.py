@@ -6,7 +6,8 @@ hazards (every die should be read). A die counts as found when a reading's box o
 (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure and
 the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
-Memory: the peak resident size of this process (ru_maxrss), which holds the reader and the data.
+Memory: the peak resident size of a separate `dice-companion read` process reading 1280x960 frames (the reader
+alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -111,6 +114,22 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> 
     return 1000 * float(np.median(times))
 
 
+def reader_peak_mb(frames: list[np.ndarray]) -> float:
+    """Peak resident MB of a child process that only reads the frames (written as PNG files) with `read`."""
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for k, frame in enumerate(frames):
+            path = Path(folder) / f"frame{k}.png"
+            cv2.imwrite(str(path), frame)
+            paths.append(str(path))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        subprocess.run([sys.executable, "-c", "import sys; from vision.cli import main; sys.exit(main(sys.argv[1:]))",
+                        "--json", *paths], check=True, stdout=subprocess.DEVNULL,
+                       env={**os.environ, "OMP_NUM_THREADS": "1"})
+        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(before, after) / 1024
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="dice-companion bench vision", description=__doc__.split("\n")[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="the tray-d6-photos folder")
@@ -136,6 +155,7 @@ def main(argv: list[str]) -> int:
         frames = [render_tray(BENCH_SEED_START + 500_000 + k, D6, size=size, n_dice=n).image
                   for k, n in enumerate((2, 5, 8, 12, 20))]
         speed_rows.append((size, time_frames(frames, D6)))
+    reader_mb = reader_peak_mb(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print(HEADER)
@@ -144,7 +164,8 @@ def main(argv: list[str]) -> int:
     print()
     for (w, h), ms in speed_rows:
         print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {ms:.1f}")
-    print(f"peak memory of this process (reader + data): {peak_mb:.0f} MB")
+    print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")
+    print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")
     if args.show_wrong:
         for tally in tallies:

@@ -27,6 +27,8 @@ _BG_MEDIAN = 15             # ... the background with a 15 px median at 1/4 of t
 _COLOUR_THRESHOLD = 22.0    # Lab distance from the tray that marks a die
 _LIGHT_WEIGHT, _SHADOW_WEIGHT = 0.5, 0.6   # weights of a lighter / darker L than the tray's (shading, shadows)
 _SHADOW_DEPTH = 40.0        # darkening up to this much is a shadow on the tray, not a die
+_BRIGHT_TRAY = 120.0        # trays at least this light (median grey level) are taken as they are ...
+_MAX_GAIN = 3.0             # ... darker ones have their contrasts scaled up, at most this much
 _EDGE_THRESHOLD = 60.0      # Sobel magnitude of the gray image that marks a die's outline or pips
 # Sizes below are in mask pixels (half the work size).
 _MIN_SIDE, _MAX_SIDE = 7.0, 45.0    # plausible die side (real dice are 21-69 px at work size)
@@ -37,6 +39,8 @@ _SEVERAL_ASPECT = 1.45      # ... as does one this elongated
 _SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorly (L shapes)
 _PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big
 _HALF_AREA = 0.45           # a split is kept only if each part is at least this much of a typical die
+_SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
+_KMEANS_SAMPLE = 600        # points k-means fits its centres on
 _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled
 
 
@@ -92,6 +96,12 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
                             interpolation=cv2.INTER_LINEAR)
     # The opponent transform is linear, so the difference of colours can be transformed once.
     diff = cv2.transform(cv2.subtract(half, background, dtype=cv2.CV_32F), _OPPONENT)
+    # Contrast is relative: on a dark tray a black die differs by fewer grey levels than on a white one, so on
+    # a tray darker than _BRIGHT_TRAY differences and edges count up to _MAX_GAIN times more.
+    tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
+    gain = float(np.clip(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0, _MAX_GAIN))
+    if gain > 1.0:
+        diff *= gain
     lightness, red_green, yellow_blue = cv2.split(diff)
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
     darker = cv2.max(-lightness - _SHADOW_DEPTH, 0.0) * _SHADOW_WEIGHT
@@ -103,7 +113,7 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
     gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
     edges = cv2.compare(cv2.add(cv2.convertScaleAbs(gx, alpha=0.5), cv2.convertScaleAbs(gy, alpha=0.5)),
-                        _EDGE_THRESHOLD / 2, cv2.CMP_GT)
+                        _EDGE_THRESHOLD / 2 / gain, cv2.CMP_GT)
     # Edges alone are thin lines: close them so a die's outline and pips fill its face.
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     # Sobel responds a pixel beyond the outline: pull the closed edges back in so neighbours stay apart.
@@ -133,26 +143,28 @@ def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
     return filled
 
 
-def _kmeans_parts(points: np.ndarray, k: int, iterations: int = 8) -> np.ndarray:
-    """Deterministic k-means on pixel coordinates (farthest-point start): a label per point."""
-    centres = [points.mean(axis=0)]
-    first = points[np.argmax(((points - centres[0]) ** 2).sum(axis=1))]
+def _kmeans_parts(points: np.ndarray, k: int, iterations: int = 6) -> np.ndarray:
+    """Deterministic k-means on pixel coordinates (farthest-point start): a label per point.
+
+    The centres are fitted on at most _KMEANS_SAMPLE evenly spaced points (plenty for a few dice); every point is
+    labelled by its nearest centre at the end.
+    """
+    sample = points[::max(1, len(points) // _KMEANS_SAMPLE)]
+    first = sample[np.argmax(((sample - sample.mean(axis=0)) ** 2).sum(axis=1))]
     centres = [first]
-    nearest = ((points - first) ** 2).sum(axis=1)
+    nearest = ((sample - first) ** 2).sum(axis=1)
     for _ in range(1, k):
-        nxt = points[np.argmax(nearest)]
+        nxt = sample[np.argmax(nearest)]
         centres.append(nxt)
-        nearest = np.minimum(nearest, ((points - nxt) ** 2).sum(axis=1))
+        nearest = np.minimum(nearest, ((sample - nxt) ** 2).sum(axis=1))
     c = np.array(centres, np.float32)
-    labels = np.zeros(len(points), np.int32)
     for _ in range(iterations):
-        d = ((points[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
-        labels = np.argmin(d, axis=1)
-        for j in range(k):
-            members = points[labels == j]
-            if len(members):
-                c[j] = members.mean(axis=0)
-    return labels
+        labels = np.argmin(((sample[:, None, :] - c[None, :, :]) ** 2).sum(axis=2), axis=1)
+        counts = np.bincount(labels, minlength=k).astype(np.float32)
+        for axis in range(2):
+            sums = np.bincount(labels, weights=sample[:, axis], minlength=k)
+            c[:, axis] = np.where(counts > 0, sums / np.maximum(counts, 1), c[:, axis])
+    return np.argmin(((points[:, None, :] - c[None, :, :]) ** 2).sum(axis=2), axis=1)
 
 
 def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
@@ -168,10 +180,10 @@ def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
         aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL))
 
 
-def _split_touching(blob: np.ndarray, die_area: float, depth: int = 0) -> list[np.ndarray]:
-    """Split a blob covering several touching dice into die-sized parts by repeated 2-means on its pixels."""
-    if depth >= 4 or not _looks_like_several(blob, die_area):
-        return [blob]
+def _split_in_two(blob: np.ndarray, die_area: float) -> list[np.ndarray]:
+    """The blob's two halves by 2-means on its pixels, or [] when it looks like one die or a half is too small."""
+    if not _looks_like_several(blob, die_area):
+        return []
     ys, xs = np.nonzero(blob)
     points = np.stack([xs, ys], axis=1).astype(np.float32)
     labels = _kmeans_parts(points, 2)
@@ -183,8 +195,8 @@ def _split_touching(blob: np.ndarray, die_area: float, depth: int = 0) -> list[n
         part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         parts.append(part)
     if min(np.count_nonzero(p) for p in parts) < _HALF_AREA * die_area:
-        return [blob]
-    return [piece for part in parts for piece in _split_touching(part, die_area, depth + 1)]
+        return []
+    return parts
 
 
 def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarray) -> Candidate | None:
@@ -225,19 +237,35 @@ def _typical_die_area(stats: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class Blob:
-    """One connected blob: as a single die, and split into several dice when it looks like more than one.
+    """A blob as one die, and its split in two when it looks like more than one (each half a Blob again).
 
-    The reader lets the face classifier choose: centred crops of real dice read clearly, halves of a die and
-    crops spanning two dice do not.
+    The reader lets the face classifier choose at every level: centred crops of real dice read clearly, halves
+    of a die and crops spanning two dice do not.
     """
 
-    whole: Candidate | None          # the blob as one die (None when it cannot be one: too big or too thin)
-    parts: tuple[Candidate, ...]     # the split (empty when the blob looks like a single die)
+    whole: Candidate | None          # the blob as one die (None when it cannot be one: wrong size or shape)
+    parts: tuple[Blob, ...] = ()     # its two halves (empty when it looks like a single die)
 
     @property
     def default(self) -> list[Candidate]:
-        """The detector's own guess, without the classifier: the split if there is one."""
-        return list(self.parts) if self.parts else [self.whole] if self.whole else []
+        """The detector's own guess, without the classifier: split all the way down where it can be."""
+        if self.parts:
+            return [c for part in self.parts for c in part.default]
+        return [self.whole] if self.whole else []
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        """Every candidate in the tree (what the classifier reads to choose)."""
+        return ([self.whole] if self.whole else []) + [c for part in self.parts for c in part.candidates]
+
+
+def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, die_area: float,
+               depth: int = 0) -> Blob:
+    whole = _candidate_from(mask, offset, region)
+    if whole is not None and whole.fill < _MIN_FILL:
+        whole = None
+    halves = _split_in_two(mask, die_area) if depth < _SPLIT_DEPTH else []
+    return Blob(whole, tuple(_blob_tree(h, offset, region, die_area, depth + 1) for h in halves))
 
 
 def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Blob]:
@@ -253,20 +281,12 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
             continue
         if area > 14 * die_area:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
-        blob = (labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255
-        whole = _candidate_from(blob, (x, y), region)
-        if whole is not None and (whole.fill < _MIN_FILL or area > _SEVERAL_AREA * 1.6 * die_area):
-            whole = None
-        pieces = _split_touching(blob, die_area)
-        parts: tuple[Candidate, ...] = ()
-        if len(pieces) > 1:
-            found = (_candidate_from(piece, (x, y), region) for piece in pieces)
-            parts = tuple(c for c in found if c is not None and c.fill >= _MIN_FILL)
-        if whole is not None or parts:
-            blobs.append(Blob(whole, parts))
+        blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area)
+        if blob.candidates:
+            blobs.append(blob)
     return blobs
 
 
 def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Candidate]:
-    """The detector's own guess at the dice (each blob whole, or split when it looks like several)."""
+    """The detector's own guess at the dice (each blob split wherever it looks like several dice)."""
     return [c for blob in find_blobs(image, tray) for c in blob.default]

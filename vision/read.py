@@ -20,10 +20,11 @@ from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
 # Doubts about a die, from its shape and surroundings (work-size pixels).
 STACKED_SIZE_RATIO = 1.35   # a die this much larger than the median die rests on another
-OVERLAP_FRACTION = 0.25     # dice whose boxes overlap this much of the smaller one are stacked
-COCKED_SQUARENESS = 0.72    # top face's rect sides ratio below this: seen at a slant
-BLUR_RATIO = 0.25           # sharpness below this fraction of the tray's median die: blurred
-BLUR_FLOOR = 40.0           # ... or below this absolute Laplacian variance, whatever the others look like
+OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
+TILTED_STACK_RATIO = 1.2    # a die the classifier sees tilted, this much larger than the median: stacked
+COCKED_SQUARENESS = 0.5     # top face rect sides ratio below this: a die on its edge (the classifier sees the rest)
+MOTION_ISOTROPY = 0.42     # edges this one-sided: smeared by motion (resting real dice: 99.5% above 0.46)
+BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median die: out of focus
 
 
 class ReadError(TrayRegionError):
@@ -35,6 +36,7 @@ class _Die:
     candidate: Candidate
     guess: FaceGuess
     sharpness: float
+    isotropy: float
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:
@@ -51,14 +53,34 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     return image
 
 
+def _isotropy(crop: np.ndarray) -> float:
+    """How evenly the crop's edges point in all directions, 0..1 (the structure tensor's eigenvalue ratio).
+
+    A die at rest has edges both ways (its outline, round pips); motion smears away the edges along the motion,
+    whatever the die's colour or contrast.
+    """
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1)
+    xx, yy, xy = float((gx * gx).sum()), float((gy * gy).sum()), float((gx * gy).sum())
+    spread = np.hypot((xx - yy) / 2, xy)
+    largest, smallest = (xx + yy) / 2 + spread, (xx + yy) / 2 - spread
+    return smallest / largest if largest > 0 else 1.0
+
+
 def _sharpness(crop: np.ndarray) -> float:
-    return float(cv2.Laplacian(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var())
+    """Fine detail relative to contrast (Laplacian variance / gray variance): low when out of focus."""
+    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return float(cv2.Laplacian(gray, cv2.CV_32F).var() / (gray.var() + 25.0))
 
 
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    ix = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    iy = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    return ix * iy / max(min(a[2] * a[3], b[2] * b[3]), 1)
+def _overlap(a: Candidate, b: Candidate) -> float:
+    """Area shared by two dice's turned rects, as a fraction of the smaller one."""
+    kind, points = cv2.rotatedRectangleIntersection(a.rect, b.rect)
+    if kind == cv2.INTERSECT_NONE or points is None or len(points) < 3:
+        return 0.0
+    shared = cv2.contourArea(cv2.convexHull(points))
+    return shared / max(min(a.rect[1][0] * a.rect[1][1], b.rect[1][0] * b.rect[1][1]), 1.0)
 
 
 def _doubt(die: _Die, others: list[_Die], median_side: float, median_sharpness: float) -> str | None:
@@ -66,11 +88,14 @@ def _doubt(die: _Die, others: list[_Die], median_side: float, median_sharpness: 
     if c.touches_edge:
         return "cut by the frame edge"
     if c.side > STACKED_SIZE_RATIO * median_side or any(
-            _overlap(c.box, o.candidate.box) > OVERLAP_FRACTION for o in others if o is not die):
+            _overlap(c, o.candidate) > OVERLAP_FRACTION for o in others if o is not die):
         return "stacked"
+    if die.guess.tilted:
+        # Not lying flat: resting on another die shows as a bigger blob (two dice), leaning as a single one.
+        return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
     if c.squareness < COCKED_SQUARENESS:
         return "cocked"
-    if die.sharpness < BLUR_FLOOR or die.sharpness < BLUR_RATIO * median_sharpness:
+    if die.isotropy < MOTION_ISOTROPY or die.sharpness < BLUR_RATIO * median_sharpness:
         return "blurred"
     if not die.guess.sure:
         return "unclear"
@@ -85,42 +110,56 @@ def _reading_order(dice: list[_Die]) -> list[_Die]:
     return sorted(dice, key=lambda d: (round(d.candidate.rect[0][1] / side), d.candidate.rect[0][0]))
 
 
-def _reroll_reason(readings: list[DieReading], expect: int | None) -> str | None:
+def _where(box: tuple[int, int, int, int], width: int, height: int) -> str:
+    """Where a die lies in the frame, in words players can look for ("top left", "centre", ...)."""
+    cx, cy = (box[0] + box[2] / 2) / width, (box[1] + box[3] / 2) / height
+    row = "top" if cy < 1 / 3 else "bottom" if cy > 2 / 3 else ""
+    column = "left" if cx < 1 / 3 else "right" if cx > 2 / 3 else ""
+    return " ".join(p for p in (row, column) if p) or "centre"
+
+
+def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, height: int) -> str | None:
     if expect is not None and len(readings) != expect:
         noun = "die" if expect == 1 else "dice"
         return f"expected {expect} {noun} but found {len(readings)}: roll again with all dice inside the tray"
-    doubtful = [(i + 1, r.reason) for i, r in enumerate(readings) if not r.sure]
-    if not doubtful:
-        return None
     n = len(readings)
-    parts = [f"die {i} of {n} is {reason}" if reason != "unclear" else f"die {i} of {n} cannot be read"
-             for i, reason in doubtful]
-    return "; ".join(parts) + ": re-roll"
+    parts = []
+    for i, r in enumerate(readings):
+        if r.sure:
+            continue
+        what = "cannot be read" if r.reason == "unclear" else f"is {r.reason}"
+        parts.append(f"die {i + 1} of {n} ({_where(r.box, width, height)}) {what}")
+    return "; ".join(parts) + ": re-roll" if parts else None
 
 
 def _score(die: _Die) -> float:
     return die.guess.confidence if die.guess.appearance is not None else 0.0
 
 
+def _choose(blob: Blob, read: dict[int, _Die]) -> tuple[list[_Die], float]:
+    """The dice in a blob tree, choosing at each level between the whole and its halves by mean classifier
+    score (halves of one die and crops spanning two dice both read poorly). Returns the dice and that score."""
+    whole = read.get(id(blob.whole)) if blob.whole else None
+    if not blob.parts:
+        return ([whole], _score(whole)) if whole else ([], 0.0)
+    chosen = [_choose(part, read) for part in blob.parts]
+    dice = [d for part_dice, _ in chosen for d in part_dice]
+    parts_score = float(np.mean([_score(d) for d in dice])) if dice else 0.0
+    if whole is not None and _score(whole) >= parts_score:
+        return [whole], _score(whole)
+    return dice, parts_score
+
+
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
-    """Read every blob; where a blob could be one die or several, keep the reading the classifier is surer of."""
-    candidates = [c for blob in blobs for c in ([blob.whole] if blob.whole else []) + list(blob.parts)]
+    """Read every candidate of every blob once, then keep the reading the classifier is surest of."""
+    candidates = [c for blob in blobs for c in blob.candidates]
     if not candidates:
         return []
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
     guesses = read_faces(crops, model)
-    read = iter(_Die(c, g, _sharpness(crop)) for c, g, crop in zip(candidates, guesses, crops, strict=True))
-    dice: list[_Die] = []
-    for blob in blobs:
-        whole = [next(read)] if blob.whole else []
-        parts = [next(read) for _ in blob.parts]
-        if whole and parts:
-            # Halves of one die and crops spanning two dice both read poorly: the better mean wins.
-            chosen = parts if np.mean([_score(d) for d in parts]) > _score(whole[0]) else whole
-        else:
-            chosen = whole or parts
-        dice += [d for d in chosen if d.guess.appearance is not None]
-    return dice
+    read = {id(c): _Die(c, g, _sharpness(crop), _isotropy(crop))
+            for c, g, crop in zip(candidates, guesses, crops, strict=True)}
+    return [d for blob in blobs for d in _choose(blob, read)[0] if d.guess.appearance is not None]
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,
@@ -154,5 +193,5 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
             readings.append(DieReading(face=face if die.guess.sure else UNKNOWN_FACE,
                                        confidence=die.guess.confidence if sure else min(die.guess.confidence, 0.5),
                                        sure=sure, box=box, reason=reason))
-    reason = _reroll_reason(readings, expect)
+    reason = _reroll_reason(readings, expect, w, h)
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(readings))

@@ -22,7 +22,9 @@ from vision.models import DieModel, ModelError
 CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
 CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
 EMBED = 64              # length of the embedding a taught face stores per shot
-CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "none")
+# "tilted": a die not lying flat (cocked against another or the wall, or stacked on another), its top face not
+# square-on; "none": not a die.
+CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "tilted", "none")
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "faces.onnx"
 
 SURE_PROBABILITY = 0.9      # both reads must give the face at least this probability ...
@@ -37,6 +39,7 @@ class FaceGuess:
     appearance: str | None  # None: the crop is not a die (tray mark, clutter)
     confidence: float       # 0..1
     sure: bool
+    tilted: bool = False    # the classifier sees a cocked die (never sure then)
 
 
 def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle: float,
@@ -97,23 +100,25 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel) -> list[FaceGues
     if unknown:
         raise ModelError(f"model {model.name!r} has faces {unknown} the classifier does not know; "
                          "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
-    columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("none")]
-    views = [_softmax(view[:, columns]) for view in logits]     # each (N, faces + 1)
+    n = len(appearances)
+    columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("tilted"), CLASSES.index("none")]
+    views = [_softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
     mean = np.mean(views, axis=0)
     guesses = []
     for i in range(mean.shape[0]):
-        none_p = [view[i, -1] for view in views]
-        if min(none_p) >= NOT_A_DIE:
+        if min(view[i, -1] for view in views) >= NOT_A_DIE:
             guesses.append(FaceGuess(None, float(mean[i, -1]), True))
             continue
-        faces = mean[i, :-1]
+        faces = mean[i, :n]
         order = np.argsort(faces)[::-1]
         best = int(order[0])
-        runner_up = float(faces[order[1]]) if len(order) > 1 else 0.0
-        agree = all(int(np.argmax(view[i, :-1])) == best and view[i, best] >= SURE_PROBABILITY for view in views)
+        runner_up = float(faces[order[1]]) if n > 1 else 0.0
+        agree = all(int(np.argmax(view[i, :n])) == best and view[i, best] >= SURE_PROBABILITY for view in views)
         confidence = float(faces[best])
-        sure = agree and confidence - max(runner_up, float(mean[i, -1])) >= SURE_MARGIN
-        guesses.append(FaceGuess(appearances[best], confidence, sure))
+        tilted = float(mean[i, n]) > confidence
+        sure = agree and not tilted and confidence - max(runner_up, float(mean[i, n]), float(mean[i, n + 1])) \
+            >= SURE_MARGIN
+        guesses.append(FaceGuess(appearances[best], confidence, sure, tilted))
     return guesses
 
 
@@ -126,7 +131,7 @@ def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], mode
     missing = [a for a in faces if not model.looks.get(a)]
     if missing:
         raise ModelError(f"model {model.name!r} stores no taught shots for {missing}; teach every face")
-    none_column = CLASSES.index("none")
+    none_column, tilted_column = CLASSES.index("none"), CLASSES.index("tilted")
     guesses = []
     for i in range(embeddings[0].shape[0]):
         similarity = np.zeros(len(faces))
@@ -142,8 +147,9 @@ def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], mode
             guesses.append(FaceGuess(None, not_a_die, True))
             continue
         confidence = float(np.clip(similarity[best], 0.0, 1.0))
-        sure = similarity[best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN
-        guesses.append(FaceGuess(faces[best], confidence, sure))
+        tilted = min(float(_softmax(view[i:i + 1])[0, tilted_column]) for view in logits) >= 0.5
+        sure = similarity[best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN and not tilted
+        guesses.append(FaceGuess(faces[best], confidence, sure, tilted))
     return guesses
 
 
@@ -157,14 +163,19 @@ def read_faces(crops: np.ndarray, model: DieModel, net: FaceNet | None = None) -
     net = net or face_net()
     if len(crops) == 0:
         return []
-    results = [net.run(view) for view in views_of(crops)]
-    logits = [r[0] for r in results]
+    views = views_of(crops)
+    # One forward pass for both views: the per-call overhead of the dnn module is not small next to the net.
+    all_logits, all_embeddings = net.run(np.concatenate(views))
+    n = len(crops)
+    logits = [all_logits[k * n:(k + 1) * n] for k in range(len(views))]
     if any(f.appearance.startswith("taught:") for f in model.faces):
-        return _taught_guesses(logits, [r[1] for r in results], model)
+        return _taught_guesses(logits, [all_embeddings[k * n:(k + 1) * n] for k in range(len(views))], model)
     return _builtin_guesses(logits, model)
 
 
 def embed_crops(crops: np.ndarray, net: FaceNet | None = None) -> np.ndarray:
     """The classifier's embedding of each crop (what a taught face stores), averaged over both views."""
     net = net or face_net()
-    return np.mean([net.run(view)[1] for view in views_of(crops)], axis=0)
+    views = views_of(crops)
+    embeddings = net.run(np.concatenate(views))[1]
+    return embeddings.reshape(len(views), len(crops), -1).mean(axis=0)

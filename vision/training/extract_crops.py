@@ -35,7 +35,7 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
     for photo in load_split(split):
         image = photo.load()
         # Every hypothesis the reader may weigh: whole blobs and their splits (halves of dice, pairs are "none").
-        candidates = [c for blob in find_blobs(image) for c in ([blob.whole] if blob.whole else []) + list(blob.parts)]
+        candidates = [c for blob in find_blobs(image) for c in blob.candidates]
         truth = [d.box for d in photo.dice]
         verdicts = label_candidates([c.box for c in candidates], truth)
         seen: set[int] = set()

@@ -1,8 +1,9 @@
 """Cut training patches from virtual-tray renders (seeds below BENCH_SEED_START only; the benchmark uses the rest).
 
 Same patches as extract_crops (the detector's view of each die, upright), labelled by the render's truth: the
-face's class name ("1".."7", "X") or "none" for candidates that match no die. Dice with a hazard (cocked,
-stacked, cut, blurred) are left out: the reader must flag those, not learn to read them.
+face's class name ("1".."7", "X") or "none" for candidates that match no die. Cocked and stacked dice
+are labelled "tilted" (not lying flat: the reader flags them); cut and blurred dice are left out (the reader
+flags those by their box and sharpness).
 
     .venv/bin/python -m vision.training.render_crops OUT.npz [--trays 600]
 """
@@ -31,28 +32,40 @@ def class_name(appearance: str) -> str:
     return value if kind == "pips" else "X" if appearance == "symbol:cross" else "none"
 
 
-def extract(trays: int, first_seed: int = 0) -> dict[str, np.ndarray]:
+def extract(trays: int, first_seed: int = 0, excape_faces: bool = False) -> dict[str, np.ndarray]:
+    """Patches from `trays` renders; excape_faces: Excape dice only, mostly showing 7 and X (rare otherwise)."""
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
+    rng = np.random.default_rng(first_seed)
     patches: list[np.ndarray] = []
     labels: list[str] = []
     for k in range(trays):
         seed = first_seed + k
-        model = EXCAPE if k % 2 else D6
+        model = EXCAPE if k % 2 or excape_faces else D6
         hazards = _HAZARD_SETS[k % len(_HAZARD_SETS)]
         size = (640, 480) if k % 3 else (800, 600)
-        rendered = render_tray(seed, model, hazards=hazards, size=size)
+        faces = None
+        if excape_faces:
+            faces = [str(f) for f in rng.choice(["7", "X", "7", "X", "1", "2", "3", "4", "5", "6"],
+                                                int(rng.integers(2, 9)))]
+        rendered = render_tray(seed, model, hazards=hazards, size=size, faces=faces)
         image = rendered.image
         scale = 640 / image.shape[1]
         if scale != 1:
             image = cv2.resize(image, (640, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
         truth = [tuple(round(v * scale) for v in d.box) for d in rendered.dice]
-        candidates = [c for blob in find_blobs(image) for c in ([blob.whole] if blob.whole else []) + list(blob.parts)]
+        candidates = [c for blob in find_blobs(image) for c in blob.candidates]
         verdicts = label_candidates([c.box for c in candidates], truth)
         for c, verdict in zip(candidates, verdicts, strict=True):
-            if verdict is False or (verdict is not None and rendered.dice[verdict].hazards):
+            if verdict is False:
                 continue
-            label = "none" if verdict is None else class_name(rendered.dice[verdict].appearance)
+            hazards = rendered.dice[verdict].hazards if verdict is not None else frozenset()
+            if hazards - {"cocked", "stacked"}:
+                continue
+            if verdict is None:
+                label = "none"
+            else:
+                label = "tilted" if hazards else class_name(rendered.dice[verdict].appearance)
             patches.append(crop_die(image, c.rect[0], c.side, c.rect[2], size=PATCH, margin=PATCH_SPAN))
             labels.append(label)
     return {"patches": np.stack(patches), "labels": np.array(labels)}
@@ -63,10 +76,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("out")
     parser.add_argument("--trays", type=int, default=600)
     parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--excape-faces", action="store_true", help="Excape dice, mostly 7 and X")
     args = parser.parse_args(argv)
     if args.first_seed + args.trays > BENCH_SEED_START:
         raise SystemExit(f"training seeds must stay below {BENCH_SEED_START} (the benchmark's)")
-    data = extract(args.trays, args.first_seed)
+    data = extract(args.trays, args.first_seed, args.excape_faces)
     np.savez_compressed(args.out, **data)
     values, counts = np.unique(data["labels"], return_counts=True)
     print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))

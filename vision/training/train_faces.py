@@ -98,7 +98,8 @@ def synth_cross(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
 
 def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = False) -> np.ndarray:
     """A random CROP_SIZE crop of the die in the middle of a patch: quarter turns, jitter, light, blur, noise."""
-    angle = 90.0 * rng.integers(4) + rng.normal(0, 6)
+    # Any turn: the detector's angle is only roughly the die's (shadows, perspective), so the net must not care.
+    angle = rng.uniform(0, 360)
     side = DIE_PX * rng.uniform(0.88, 1.14)
     shift = rng.normal(0, 0.06, 2) * DIE_PX
     if off_centre:
@@ -127,7 +128,7 @@ def build_examples(files: list[str], rng: np.random.Generator, synth: bool = Tru
         labels.append(data["labels"])
     all_patches = np.concatenate(patches)
     all_labels = np.concatenate(labels)
-    names = [c.partition(":")[2] if c != "none" else "none" for c in CLASSES]
+    names = [c.partition(":")[2] if ":" in c else c for c in CLASSES]
     to_class = {name: i for i, name in enumerate(names)}
     to_class["X"] = CLASSES.index("symbol:cross")
     out_p, out_y = [], []

@@ -206,7 +206,7 @@ class Controller:
             self._refresh()
             self._signal("reroll")
             return
-        faces = (read.dice[0].face, read.dice[1].face)
+        faces = _high_first((read.dice[0].face, read.dice[1].face))
         try:
             Roll(faces)  # a face no die of any game has (a taught model's label) is no roll
         except RuleError as err:
@@ -499,7 +499,7 @@ class Controller:
             self._apply_correction()
 
     def _apply_correction(self) -> None:
-        roll = Roll(self.correct_faces)
+        roll = Roll(_high_first(self.correct_faces))
         try:  # evaluate both steps before recording either, so a bad correction changes nothing
             base = self.game.apply(Undo()) if self.correct_replaces else self.game
             base.apply(roll)
@@ -702,6 +702,14 @@ def _player_names(current: Sequence[str], count: int) -> tuple[str, ...]:
     while len(names) < count:
         names.append(f"P{len(names) + 1}")
     return tuple(names)
+
+
+def _high_first(faces: tuple[str, str]) -> tuple[str, str]:
+    """The higher face first (X counts 0), so the journal reads like the throw's value: roll 6 3, roll 7 X."""
+    def rank(face: str) -> int:
+        return int(face) if face.isdigit() else 0
+    high, low = sorted(faces, key=rank, reverse=True)
+    return high, low
 
 
 def _short_reason(text: str) -> str:

@@ -221,7 +221,7 @@ def test_correcting_an_unreadable_throw_enters_the_roll(tmp_path: Path) -> None:
     assert controller.correct_faces == ("1", "5") and not controller.correct_replaces
     press(controller, "reroll")          # die 1: 1 -> 2
     press(controller, "stop")
-    assert journal_lines(controller)[1:] == ["roll 2 5"]
+    assert journal_lines(controller)[1:] == ["roll 5 2"]  # the higher face first, like the value
 
 
 def test_new_game_needs_a_hold_and_setup_changes_apply_to_it(tmp_path: Path) -> None:

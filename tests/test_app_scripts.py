@@ -70,7 +70,7 @@ def test_excape_three_players(tmp_path: Path) -> None:
     assert state["over"] and state["winner"] == "Bob"
     assert [(p["name"], p["position"]) for p in state["players"]] == [("Ann", 4), ("Bob", 9), ("Cid", 0)]
     assert state["board"] == [{"space": 2, "player": "Cid", "value": 31}, {"space": 3, "player": "Ann", "value": 22}]
-    assert "roll X 3" in journal_of(result) or "roll 3 X" in journal_of(result)
+    assert "roll 3 X" in journal_of(result) and "roll 7 X" in journal_of(result)
     assert "Bob wins!" in screen_text(result)
 
 
@@ -80,11 +80,10 @@ def test_rapido(tmp_path: Path) -> None:
     assert state["winner"] == "Bob" and [p["position"] for p in state["players"]] == [2, 6]
 
 
-def test_real_photos(tmp_path: Path) -> None:
+def test_real_photos_with_an_unreadable_die_corrected_by_hand(tmp_path: Path) -> None:
     result = play("mex-real-photos.script", tmp_path)
-    assert journal_of(result)[1:] == ["roll 4 2", "reroll", "roll 6 4", "stop", "roll 2 1"] or \
-        [line.split()[1:] for line in journal_of(result)[1:] if line.startswith("roll")] == [
-            ["2", "4"], ["6", "4"], ["2", "1"]]
+    assert journal_of(result)[1:] == ["roll 1 1", "reroll", "roll 5 3", "stop", "roll 2 1"]
+    assert any("cannot be read" in notice or "unclear" in notice for notice in result.notices), result.notices
     assert result.game.winner == "Bob"
 
 

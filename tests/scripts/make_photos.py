@@ -3,8 +3,9 @@
     .venv/bin/python tests/scripts/make_photos.py
 
 Each photo is `render_tray(seed, model, faces=...)` at 320×240. A photo is kept only when the real reader reads
-exactly its faces, trying seeds in order, so a script never depends on a lucky misread; the seed used is
-printed, and rendering is deterministic, so the same seeds give the same pixels again.
+exactly its faces, as saved and as the still camera twin shows it (with its sensor noise, several times),
+trying seeds in order, so a script never depends on a lucky read; the seed used is printed, and rendering is
+deterministic, so the same seeds give the same pixels again.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from pathlib import Path
 
 import cv2
 
+from hardware.camera import StillCamera
 from vision.models import D6, EXCAPE
 from vision.read import read_tray
 from vision.virtual_tray import render_tray
 
 PHOTOS = Path(__file__).resolve().parent / "photos"
 SIZE = (320, 240)
+NOISY_VIEWS = 6
 # name -> (model, faces, hazards)
 WANTED = {
     "mex-63": (D6, ["6", "3"], ()), "mex-42": (D6, ["4", "2"], ()), "mex-54": (D6, ["5", "4"], ()),
@@ -38,11 +41,15 @@ def main() -> int:
     for name, (model, faces, hazards) in WANTED.items():
         for seed in range(1, 200):
             shot = render_tray(seed, model, faces=faces, size=SIZE, hazards=frozenset(hazards))
-            reading = read_tray(shot.image, model, expect=2)
+            camera = StillCamera()
+            camera.show(shot.image)
+            views = [shot.image] + [camera.read() for _ in range(NOISY_VIEWS)]
+            readings = [read_tray(view, model, expect=2) for view in views]
             if hazards:
-                good = reading.status == "reroll" and any("cocked" in (d.reason or "") for d in reading.dice)
+                good = all(r.status == "reroll" and any("cocked" in (d.reason or "") for d in r.dice)
+                           for r in readings)
             else:
-                good = reading.status == "ok" and sorted(reading.faces) == sorted(faces)
+                good = all(r.status == "ok" and sorted(r.faces) == sorted(faces) for r in readings)
             if good:
                 cv2.imwrite(str(PHOTOS / f"{name}.png"), shot.image, [cv2.IMWRITE_PNG_COMPRESSION, 9])
                 print(f"{name}: seed {seed}")

@@ -204,7 +204,7 @@ def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarra
     if not contours:
         return None
     contour = max(contours, key=cv2.contourArea)
-    area = cv2.contourArea(contour)
+    area = cv2.contourArea(cv2.convexHull(contour))  # a die seen as an open ring of edges still fills its rect
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
     if min(rw, rh) < _MIN_SIDE * 0.8 or max(rw, rh) > _MAX_SIDE * 1.5:
         return None
@@ -279,7 +279,7 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
         x, y, w, h, area = (int(v) for v in stats[i])
         if max(w, h) < _MIN_SIDE or area < 0.3 * die_area:
             continue
-        if area > 14 * die_area:
+        if area > 14 * die_area and max(w, h) > 4 * _MAX_SIDE:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
         blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area)
         if blob.candidates:

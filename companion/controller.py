@@ -235,7 +235,8 @@ class Controller:
     def _refusal(self, read: TrayRead) -> str | None:
         """Why this read cannot be a roll, said short enough for the bottom line; None when it can."""
         if len(read.dice) != 2:
-            return f"{len(read.dice)} dice, need 2"
+            count = len(read.dice)
+            return f"saw {count} {'die' if count == 1 else 'dice'}, need 2"
         for number, die in enumerate(read.dice, start=1):
             if not die.sure:
                 return f"die {number} is {die.reason or 'unclear'}"

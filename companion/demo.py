@@ -9,8 +9,8 @@ The player: Mex keeps 54 or better (and any double), rerolls lower throws while 
 early on a double of 5 or 6; the tie-break chooser alternates pips and mex. Excape/Rapido places a pair worth
 50 or more, or after three throws, on the space that ejects the most pairs (the highest such space), and
 rerolls otherwise. One throw in twelve lands with a die cocked against the wall, so the GIF also shows the
-companion asking for a re-roll and saying why. Mex uses lives=6 by default so a game fits in the time a
-newcomer waits (`--lives`).
+companion asking for a re-roll and saying why. Every game uses its defaults (Mex 12 lives, Excape/Rapido goal 21);
+`--lives` / `--goal` make a shorter game.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from companion.rules.values import EXCAPE_DIE_A, EXCAPE_DIE_B, MEX_FACES, mex_va
 
 PLAYER_NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
 DEFAULT_PLAYERS = {"mex": 3, "excape": 3, "rapido": 2}
-DEMO_LIVES = 6
 FRAME_SECONDS = 0.1          # virtual time per camera frame
 PRESS_SECONDS = 0.6          # virtual time a player takes to press a button
 PICKUP_SECONDS = 1.0         # ... to pick the dice up before throwing
@@ -225,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--gif", default=None, help="the animated GIF to write (default: out/demo-GAME.gif); "
                                                     "'none' writes no GIF")
     parser.add_argument("--seed", type=int, default=1, help="the dice and the virtual tray follow this seed")
-    parser.add_argument("--lives", type=int, help=f"Mex lives (default {DEMO_LIVES} in the demo)")
+    parser.add_argument("--lives", type=int, help="Mex lives (default 12)")
     parser.add_argument("--goal", type=int, help="Excape/Rapido goal (default 21)")
     parser.add_argument("--journal", default="out/demo-journal", help="journal directory (default: %(default)s)")
     return parser
@@ -237,10 +236,10 @@ def main(argv: list[str]) -> int:
     if not 2 <= players <= len(PLAYER_NAMES):
         raise ConfigError(f"--players {players}: the demo seats 2 to {len(PLAYER_NAMES)} players")
     options: dict[str, Any] = {}
-    if args.game == "mex":
-        options["lives"] = args.lives or DEMO_LIVES
-    elif args.lives:
-        raise ConfigError("--lives is a Mex option; Excape and Rapido play to a goal (--goal)")
+    if args.lives:
+        if args.game != "mex":
+            raise ConfigError("--lives is a Mex option; Excape and Rapido play to a goal (--goal)")
+        options["lives"] = args.lives
     if args.goal:
         if args.game == "mex":
             raise ConfigError("--goal is an Excape/Rapido option; Mex plays with lives (--lives)")

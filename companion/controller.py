@@ -236,7 +236,7 @@ class Controller:
         """Why this read cannot be a roll, said short enough for the bottom line; None when it can."""
         if len(read.dice) != 2:
             count = len(read.dice)
-            return f"saw {count} {'die' if count == 1 else 'dice'}, need 2"
+            return f"{count} {'die' if count == 1 else 'dice'}, not 2"
         for number, die in enumerate(read.dice, start=1):
             if not die.sure:
                 return f"die {number} is {die.reason or 'unclear'}"

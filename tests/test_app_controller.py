@@ -91,9 +91,9 @@ def test_unsure_read_or_wrong_count_says_why_and_changes_nothing(tmp_path: Path)
     assert "re-roll: die 2 is cocked" in screen(controller)
     controller.on_reading(TrayRead("reroll", "expected 2 dice but found 3",
                                    (TrayDie("5", True), TrayDie("1", True), TrayDie("2", True))))
-    assert "re-roll: saw 3 dice, need 2" in screen(controller)
+    assert "re-roll: 3 dice, not 2" in screen(controller)
     controller.on_reading(TrayRead("reroll", "expected 2 dice but found 1", (TrayDie("5", True),)))
-    assert "re-roll: saw 1 die, need 2" in screen(controller)
+    assert "re-roll: 1 die, not 2" in screen(controller)
     assert journal_lines(controller) == ["game mex players=Ann,Bob,Cid"]
 
 

@@ -86,3 +86,20 @@ def test_camera_choice_errors_say_what_is_expected() -> None:
 def test_run_rejects_json_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["run", "--twin", "--json"]) == 2
     assert "--json only goes with --script" in capsys.readouterr().err
+
+
+def test_a_replayed_photo_folder_holds_each_photo_long_enough_to_settle(tmp_path: Path) -> None:
+    import shutil
+
+    photos = Path(__file__).resolve().parent / "scripts" / "photos"
+    for name in ("mex-63.png", "mex-42.png"):
+        shutil.copy(photos / name, tmp_path / name)
+    camera = build_camera("replay", str(tmp_path), Config(), "mex", True)
+    watcher = TrayWatcher(Config())
+    faces = []
+    for _ in range(40):
+        _, reading = watcher(camera.read(), "mex")
+        if reading is not None:
+            faces.append(sorted(reading.faces))
+    camera.close()
+    assert faces == [["2", "4"], ["3", "6"]]  # natural order: mex-42 before mex-63, each read once

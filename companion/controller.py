@@ -332,7 +332,8 @@ class Controller:
         try:
             game = self.game.apply(event)                       # evaluate (pure)
         except RuleError as err:
-            self._say(refusal_prefix + _short_reason(str(err)), "Re-roll" if refusal_prefix else "Not now")
+            short = f"re-roll: {event.faces[0]} {event.faces[1]} impossible" if isinstance(event, Roll) else None
+            self._say(refusal_prefix + _short_reason(str(err)), "Re-roll" if refusal_prefix else "Not now", short)
             log.info("refused %s: %s", format_event(event), err)
             self._refresh()
             return False
@@ -570,7 +571,7 @@ class Controller:
             return screens.MenuView("Menu", labels, self.menu_index, notice=self.notice)
         if self.mode == "confirm_new":
             setup = self.next_setup
-            what = f"{setup.game} {', '.join(setup.players)}"
+            what = f"{setup.game.capitalize()}: {', '.join(setup.players)}"
             return screens.MessageView("New game?", (what, "hold STOP: start"), footer="other button: cancel",
                                        big_title=True)
         if self.mode == "correct":
@@ -644,9 +645,10 @@ class Controller:
             return "rolling..."
         return None
 
-    def _say(self, text: str, title: str = "Not now") -> None:
-        """Put `text` on the bottom line; one too long for it is also shown in full on a message screen."""
-        self.notice = text
+    def _say(self, text: str, title: str = "Not now", short: str | None = None) -> None:
+        """Put `text` on the bottom line; one too long for it is shown in full on a message screen, and the
+        bottom line keeps `short` (or as much of `text` as fits) once the message goes."""
+        self.notice = short if short and len(text) > NOTICE_CHARS else text
         if len(text) > NOTICE_CHARS:
             self.message = screens.MessageView(title, (text,), footer="any button: continue")
             self.message_until = self.clock() + MESSAGE_SECONDS
@@ -655,7 +657,7 @@ class Controller:
         expected = self.game.expects()
         if expected.kind == "over":
             return f"{self.game.winner} won"
-        return f"{expected.actor}: {expected.kind}"
+        return _next_hint(self.game)
 
     def _flash(self, title: str, lines: tuple[str, ...]) -> None:
         self.message = screens.MessageView(title, lines, footer="any button: continue")
@@ -774,7 +776,13 @@ def _compact(code: str, text: str, game: Game) -> str:
         steps = text.split("+", 1)[-1].split(" ")[0]
         return f"{name} +{steps}, now on {text.rsplit(' ', 1)[-1]}"
     if code == "x_penalty":
-        return text.split("! ", 1)[-1].replace("'s turn ends, pawn", ":")
+        name = text.split("! ", 1)[-1].split("'s turn ends")[0]
+        back = text.split("pawn back ", 1)[-1].split(" ")[0]
+        if "moved back 0" in text:
+            return f"{name}: back {back}, already at 0"
+        if "stops at 0" in text:
+            return f"{name}: back {back}, stops at 0"
+        return f"{name}: back {back}"
     if code == "stays":
         return text.split(" stays")[0] + " stays"
     if code == "limit":

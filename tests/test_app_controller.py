@@ -343,3 +343,15 @@ def test_a_face_no_die_has_is_refused_not_raised(tmp_path: Path) -> None:
     roll(controller, "star", "3")
     assert controller.game.events == ()
     assert "re-roll" in controller.notice and "not a die face" in controller.notice
+
+
+def test_an_x_bust_says_who_goes_back_and_the_next_player(tmp_path: Path) -> None:
+    controller, _ = make(tmp_path, "excape")
+    roll(controller, "5", "4")
+    press(controller, "stop")             # Ann places
+    roll(controller, "3", "X")            # Bob's first roll: X counts 0, no penalty
+    press(controller, "reroll")
+    roll(controller, "X", "1")            # a later X: bust
+    text = screen(controller)
+    assert "X! bust" in text and "Bob: back 1" in text and "Cid throws" in text
+    assert journal_lines(controller)[-1] == "roll 1 X"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -207,6 +208,10 @@ def main(argv: list[str]) -> int:
     return run_interactive(config, journal_dir, twin, args.camera)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
     from hardware.display import DummyDisplay, OledDisplay, TerminalDisplay
     from hardware.signals import GpioSignals, SignalTwin
@@ -235,6 +240,8 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
                               config.display.rotate)
         signals = GpioSignals(config.signals.buzzer_pin or None, config.signals.led_pin or None)
     controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
+    # systemd stops the service with SIGTERM: leave through the same path as Ctrl-C, closing every device.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         controller.start()
         notify("READY=1")
@@ -255,6 +262,7 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
             if paced:
                 time.sleep(max(0.0, TWIN_FRAME_SECONDS - (time.monotonic() - started)))
     except KeyboardInterrupt:
+        notify("STOPPING=1")
         print(f"\nthe game is saved in {journal.current_path}", file=sys.stderr)
         return 0
     finally:

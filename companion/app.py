@@ -229,7 +229,11 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
         signals: Any = SignalTwin()
         from hardware.buttons import KEY_HELP
 
-        print(KEY_HELP + ("; t = throw the dice" if camera_kind == "virtual" else ""), file=sys.stderr)
+        if getattr(buttons, "active", False):
+            print(KEY_HELP + ("; t = throw the dice" if camera_kind == "virtual" else ""), file=sys.stderr)
+        else:
+            print("standard input is not a terminal: running without buttons (Ctrl-C or SIGTERM stops)",
+                  file=sys.stderr)
     else:
         from hardware.buttons import GpioButtons
 

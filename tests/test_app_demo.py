@@ -31,7 +31,7 @@ def test_a_short_mex_demo_plays_to_a_winner_with_gif_and_table_log(tmp_path: Pat
 
 
 def test_rapido_demo_finishes(tmp_path: Path) -> None:
-    result = play_demo("rapido", 2, seed=2, options={"goal": 4}, journal_dir=tmp_path / "j", gif=None)
+    result = play_demo("rapido", 2, seed=1, options={"goal": 4}, journal_dir=tmp_path / "j", gif=None)
     assert result.game.over and result.gif_path is None
 
 
@@ -103,3 +103,25 @@ def test_a_replayed_photo_folder_holds_each_photo_long_enough_to_settle(tmp_path
             faces.append(sorted(reading.faces))
     camera.close()
     assert faces == [["2", "4"], ["3", "6"]]  # natural order: mex-42 before mex-63, each read once
+
+
+@pytest.mark.parametrize(("game", "players", "options"), [("mex", 3, {"lives": 1}), ("excape", 4, {"goal": 5})])
+def test_every_screen_of_a_whole_game_is_legible(game: str, players: int, options: dict,
+                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion import screens
+
+    problems: list[str] = []
+    kinds: set[str] = set()
+    real_render = screens.render
+
+    def checked_render(view: screens.View) -> screens.Rendered:
+        rendered = real_render(view)
+        kinds.add(type(view).__name__)
+        problems.extend(f"{type(view).__name__}: {p}" for p in screens.illegible_texts(rendered))
+        return rendered
+
+    monkeypatch.setattr(screens, "render", checked_render)
+    result = play_demo(game, players, seed=6, options=options, journal_dir=tmp_path / "j", gif=None)
+    assert result.game.over
+    assert problems == []
+    assert {"MessageView"} < kinds

@@ -194,7 +194,9 @@ def _act(buttons: Any, controller: Controller, step: Step) -> None:
     try:
         presses = controller.buttons_for(step.argument)
     except ControllerError as err:
-        raise ScriptError(step.line_no, str(err)) from None
+        # Often the reason is a photo the camera refused a few lines up: say what the screen last said.
+        seen = f" (the screen says: {controller.notice})" if controller.notice else ""
+        raise ScriptError(step.line_no, f"{err}{seen}") from None
     journaled = len(controller.journal_lines)
     for press in presses:
         _push(buttons, controller, press.kind, press.button)

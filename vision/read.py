@@ -15,16 +15,20 @@ import numpy as np
 
 from vision.detect import WORK_WIDTH, Blob, Candidate, TrayRegionError, find_blobs
 from vision.models import D6, DieModel
-from vision.recognise import FaceGuess, crop_die, read_faces
+from vision.recognise import FaceGuess, crop_die, guesses, look
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
 # Doubts about a die, from its shape and surroundings (work-size pixels).
+SECOND_LOOKS = (1,)         # quarter turns of the kept dice read again: a face is sure only if all reads agree
+NOT_A_DIE_SQUARENESS = 0.4  # a blob this long and thin is a wall or a rim, whatever the classifier says
+CUT_NOT_A_DIE = 0.97        # a blob at the frame edge is kept as a cut die unless "none" is at least this probable
 STACKED_SIZE_RATIO = 1.35   # a die this much larger than the median die rests on another
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
 TILTED_STACK_RATIO = 1.2    # a die the classifier sees tilted, this much larger than the median: stacked
 COCKED_SQUARENESS = 0.5     # top face rect sides ratio below this: a die on its edge (the classifier sees the rest)
 MOTION_ISOTROPY = 0.42     # edges this one-sided: smeared by motion (resting real dice: 99.5% above 0.46)
 BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median die: out of focus
+SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.6, 0.3   # both at once: blurred too (each alone: <5% of real dice)
 
 
 class ReadError(TrayRegionError):
@@ -95,7 +99,9 @@ def _doubt(die: _Die, others: list[_Die], median_side: float, median_sharpness: 
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
     if c.squareness < COCKED_SQUARENESS:
         return "cocked"
-    if die.isotropy < MOTION_ISOTROPY or die.sharpness < BLUR_RATIO * median_sharpness:
+    relative_sharpness = die.sharpness / max(median_sharpness, 1e-6)
+    if die.isotropy < MOTION_ISOTROPY or relative_sharpness < BLUR_RATIO or (
+            die.isotropy < SOMEWHAT_ONE_SIDED and relative_sharpness < SOMEWHAT_SOFT):
         return "blurred"
     if not die.guess.sure:
         return "unclear"
@@ -119,21 +125,30 @@ def _where(box: tuple[int, int, int, int], width: int, height: int) -> str:
 
 
 def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, height: int) -> str | None:
-    if expect is not None and len(readings) != expect:
-        noun = "die" if expect == 1 else "dice"
-        return f"expected {expect} {noun} but found {len(readings)}: roll again with all dice inside the tray"
     n = len(readings)
     parts = []
+    if expect is not None and n != expect:
+        parts.append(f"expected {expect} {'die' if expect == 1 else 'dice'} but found {n}")
     for i, r in enumerate(readings):
         if r.sure:
             continue
         what = "cannot be read" if r.reason == "unclear" else f"is {r.reason}"
         parts.append(f"die {i + 1} of {n} ({_where(r.box, width, height)}) {what}")
-    return "; ".join(parts) + ": re-roll" if parts else None
+    return "; ".join(parts) + ": roll again with every die flat inside the tray" if parts else None
 
 
 def _score(die: _Die) -> float:
     return die.guess.confidence if die.guess.appearance is not None else 0.0
+
+
+def _counts_as_die(die: _Die) -> bool:
+    """A die is what the classifier calls a face; at the frame edge also what it merely doubts is a die (half a
+    die outside the frame looks like little else, and must be reported, not dropped)."""
+    if die.candidate.squareness < NOT_A_DIE_SQUARENESS:
+        return False
+    if die.guess.appearance is not None:
+        return True
+    return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
 def _choose(blob: Blob, read: dict[int, _Die]) -> tuple[list[_Die], float]:
@@ -151,15 +166,23 @@ def _choose(blob: Blob, read: dict[int, _Die]) -> tuple[list[_Die], float]:
 
 
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
-    """Read every candidate of every blob once, then keep the reading the classifier is surest of."""
+    """Read every candidate of every blob once, keep the reading the classifier is surest of, then read the
+    kept dice a second time turned a quarter: a face is sure only if both reads agree."""
     candidates = [c for blob in blobs for c in blob.candidates]
     if not candidates:
         return []
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
-    guesses = read_faces(crops, model)
-    read = {id(c): _Die(c, g, _sharpness(crop), _isotropy(crop))
-            for c, g, crop in zip(candidates, guesses, crops, strict=True)}
-    return [d for blob in blobs for d in _choose(blob, read)[0] if d.guess.appearance is not None]
+    first = look(crops)
+    read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
+    kept = [d for blob in blobs for d in _choose(blob, read)[0] if _counts_as_die(d)]
+    if not kept:
+        return []
+    index = {id(c): i for i, c in enumerate(candidates)}
+    chosen = [index[id(d.candidate)] for d in kept]
+    both = guesses([first.take(chosen), *(look(crops[chosen], turns) for turns in SECOND_LOOKS)], model)
+    dice = [_Die(d.candidate, g, _sharpness(crops[i]), _isotropy(crops[i]))
+            for d, g, i in zip(kept, both, chosen, strict=True)]
+    return [d for d in dice if _counts_as_die(d)]
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,
@@ -188,10 +211,13 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
             reason = _doubt(die, dice, median_side, median_sharpness)
             x, y, bw, bh = die.candidate.box
             box = (round(x / scale), round(y / scale), round(bw / scale), round(bh / scale))
-            face = model.label_of(die.guess.appearance) if die.guess.appearance else UNKNOWN_FACE
+            if die.guess.appearance is None:     # a cut die the classifier could not call a die at all
+                face, confidence = UNKNOWN_FACE, 1.0 - die.guess.confidence
+            else:
+                face = model.label_of(die.guess.appearance) if die.guess.sure else UNKNOWN_FACE
+                confidence = die.guess.confidence
             sure = reason is None
-            readings.append(DieReading(face=face if die.guess.sure else UNKNOWN_FACE,
-                                       confidence=die.guess.confidence if sure else min(die.guess.confidence, 0.5),
+            readings.append(DieReading(face=face, confidence=confidence if sure else min(confidence, 0.5),
                                        sure=sure, box=box, reason=reason))
     reason = _reroll_reason(readings, expect, w, h)
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(readings))

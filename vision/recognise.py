@@ -27,11 +27,11 @@ EMBED = 64              # length of the embedding a taught face stores per shot
 CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "tilted", "none")
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "faces.onnx"
 
-SURE_PROBABILITY = 0.9      # both reads must give the face at least this probability ...
-SURE_MARGIN = 0.6           # ... and beat the next face by this much
+SURE_PROBABILITY = 0.7      # both reads must give the face at least this probability ...
+SURE_MARGIN = 0.2           # ... and beat the next face, "tilted" and "none" by this much
 NOT_A_DIE = 0.8             # "none" at least this probable in both reads: a tray mark, not a die
-TAUGHT_SURE_SIMILARITY = 0.85   # cosine similarity to a taught shot needed to be sure ...
-TAUGHT_SURE_MARGIN = 0.05       # ... and by how much it must beat the next face's best shot
+TAUGHT_SURE_SIMILARITY = 0.3    # (centred) cosine similarity to a taught shot needed to be sure ...
+TAUGHT_SURE_MARGIN = 0.2        # ... and by how much it must beat the next face's best shot
 
 
 @dataclass(frozen=True)
@@ -127,55 +127,74 @@ def _normalised(vectors: np.ndarray) -> np.ndarray:
 
 
 def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], model: DieModel) -> list[FaceGuess]:
+    """Taught faces by their nearest taught shot.
+
+    The embeddings are non-negative (after a ReLU), so raw cosines are all high; they are compared after
+    subtracting the mean of every shot of the model, which leaves what tells this die's faces apart.
+    """
     faces = [f.appearance for f in model.faces]
     missing = [a for a in faces if not model.looks.get(a)]
     if missing:
         raise ModelError(f"model {model.name!r} stores no taught shots for {missing}; teach every face")
+    shots = [np.asarray(model.looks[a], np.float32) for a in faces]
+    centre = np.concatenate(shots).mean(axis=0)
+    shots = [_normalised(s - centre) for s in shots]
     none_column, tilted_column = CLASSES.index("none"), CLASSES.index("tilted")
+    per_view = []   # (views, N, faces): each face's best similarity
+    for view in embeddings:
+        query = _normalised(view - centre)
+        per_view.append(np.stack([(query @ s.T).max(axis=1) for s in shots], axis=1))
+    similarity = np.mean(per_view, axis=0)
     guesses = []
-    for i in range(embeddings[0].shape[0]):
-        similarity = np.zeros(len(faces))
-        for view in embeddings:
-            query = _normalised(view[i])
-            similarity += [float(np.max(_normalised(np.asarray(model.looks[a])) @ query)) for a in faces]
-        similarity /= len(embeddings)
-        order = np.argsort(similarity)[::-1]
+    for i in range(similarity.shape[0]):
+        order = np.argsort(similarity[i])[::-1]
         best = int(order[0])
-        margin = float(similarity[best] - (similarity[order[1]] if len(order) > 1 else 0.0))
+        margin = float(similarity[i, best] - (similarity[i, order[1]] if len(order) > 1 else -1.0))
         not_a_die = min(float(_softmax(view[i:i + 1])[0, none_column]) for view in logits)
-        if not_a_die >= NOT_A_DIE and similarity[best] < TAUGHT_SURE_SIMILARITY:
+        if not_a_die >= NOT_A_DIE and similarity[i, best] < TAUGHT_SURE_SIMILARITY:
             guesses.append(FaceGuess(None, not_a_die, True))
             continue
-        confidence = float(np.clip(similarity[best], 0.0, 1.0))
+        confidence = float(np.clip(similarity[i, best], 0.0, 1.0))
         tilted = min(float(_softmax(view[i:i + 1])[0, tilted_column]) for view in logits) >= 0.5
-        sure = similarity[best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN and not tilted
+        agree = all(int(np.argmax(view[i])) == best for view in per_view)
+        sure = agree and similarity[i, best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN \
+            and not tilted
         guesses.append(FaceGuess(faces[best], confidence, sure, tilted))
     return guesses
 
 
-def views_of(crops: np.ndarray) -> list[np.ndarray]:
-    """The crops as cut and turned a quarter (every face reads the same both ways)."""
-    return [crops, np.ascontiguousarray(np.rot90(crops, 1, axes=(1, 2)))]
+@dataclass(frozen=True)
+class View:
+    """The classifier's output for some crops seen one way: logits (N, len(CLASSES)) and embeddings (N, EMBED)."""
+
+    logits: np.ndarray
+    embeddings: np.ndarray
+
+    def take(self, indices: list[int]) -> View:
+        return View(self.logits[indices], self.embeddings[indices])
+
+
+def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceNet | None = None) -> View:
+    """Run the classifier on the crops, turned by `quarter_turns` (every face reads the same turned)."""
+    net = net or face_net()
+    turned = crops if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(crops, quarter_turns, axes=(1, 2)))
+    return View(*net.run(turned))
+
+
+def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
+    """The face on each crop from one or more views of the same crops (sure only if all views agree)."""
+    if any(f.appearance.startswith("taught:") for f in model.faces):
+        return _taught_guesses([v.logits for v in views], [v.embeddings for v in views], model)
+    return _builtin_guesses([v.logits for v in views], model)
 
 
 def read_faces(crops: np.ndarray, model: DieModel, net: FaceNet | None = None) -> list[FaceGuess]:
     """The face on each (CROP_SIZE x CROP_SIZE BGR) crop, among the model's faces, or None for "not a die"."""
-    net = net or face_net()
     if len(crops) == 0:
         return []
-    views = views_of(crops)
-    # One forward pass for both views: the per-call overhead of the dnn module is not small next to the net.
-    all_logits, all_embeddings = net.run(np.concatenate(views))
-    n = len(crops)
-    logits = [all_logits[k * n:(k + 1) * n] for k in range(len(views))]
-    if any(f.appearance.startswith("taught:") for f in model.faces):
-        return _taught_guesses(logits, [all_embeddings[k * n:(k + 1) * n] for k in range(len(views))], model)
-    return _builtin_guesses(logits, model)
+    return guesses([look(crops, 0, net), look(crops, 1, net)], model)
 
 
 def embed_crops(crops: np.ndarray, net: FaceNet | None = None) -> np.ndarray:
     """The classifier's embedding of each crop (what a taught face stores), averaged over both views."""
-    net = net or face_net()
-    views = views_of(crops)
-    embeddings = net.run(np.concatenate(views))[1]
-    return embeddings.reshape(len(views), len(crops), -1).mean(axis=0)
+    return (look(crops, 0, net).embeddings + look(crops, 1, net).embeddings) / 2

@@ -81,13 +81,16 @@ def main(argv: list[str]) -> int:
     from vision.cli import load_image
 
     args = _parser().parse_args(argv)
-    shots: dict[str, list[np.ndarray]] = {}
+    groups: dict[str, list[str]] = {}
     for group in args.face:
         label, paths = group[0], group[1:]
         if not paths:
             raise TeachError(f"--face {label} needs at least one IMAGE after the label")
-        if label in shots:
+        if label in groups:
             raise TeachError(f"face {label!r} is given twice; put all its shots after one --face")
+        groups[label] = paths
+    shots: dict[str, list[np.ndarray]] = {}
+    for label, paths in groups.items():
         images = []
         for path in paths:
             image = load_image(path)

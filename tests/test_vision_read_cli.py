@@ -1,0 +1,99 @@
+"""`dice-companion read`: output format, per-file errors, exit codes; die model files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision import cli
+from vision.models import D6, EXCAPE, DieKind, DieModel, Face, ModelError, load_model, save_model
+from vision.virtual_tray import render_tray
+
+
+@pytest.fixture(scope="module")
+def tray_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("trays") / "tray.png"
+    rendered = render_tray(7, D6, faces=["2", "5", "6"], tray="light", clean=True)
+    cv2.imwrite(str(path), rendered.image)
+    return path
+
+
+def test_json_lines_have_exactly_the_documented_fields(tray_png: Path, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main([str(tray_png), str(tray_png), "--json", "--expect", "3"]) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    assert len(lines) == 2
+    for line in lines:
+        obj = json.loads(line)
+        assert list(obj) == ["image", "status", "reason", "dice"]
+        assert obj["image"] == str(tray_png)
+        assert obj["status"] in ("ok", "reroll")
+        assert (obj["reason"] is None) == (obj["status"] == "ok")
+        for die in obj["dice"]:
+            assert list(die) == ["face", "confidence", "sure", "box"]
+            assert die["face"] in {"1", "2", "3", "4", "5", "6", "?"}
+            assert 0 <= die["confidence"] <= 1 and isinstance(die["sure"], bool)
+            assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+    assert {d["face"] for d in json.loads(lines[0])["dice"]} <= {"2", "5", "6", "?"}
+
+
+def test_unreadable_files_get_an_error_line_and_the_rest_are_still_read(
+        tray_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    not_image = tmp_path / "notes.jpg"
+    not_image.write_text("this is not a photo")
+    missing = tmp_path / "missing.png"
+    code = cli.main([str(not_image), str(tray_png), str(missing), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert len(out.strip().split("\n")) == 1 and json.loads(out)["image"] == str(tray_png)
+    assert f"{not_image}: not an image" in err
+    assert f"{missing}: no such file" in err
+
+
+def test_plain_output_is_one_readable_line_per_image(tray_png: Path, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main([str(tray_png), "--expect", "9"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    assert re.match(rf"{re.escape(str(tray_png))}: \d+ dice: [1-6? ]+ \(re-roll: expected 9 dice but found \d+", out)
+
+
+def test_unknown_model_is_a_clear_error(tray_png: Path) -> None:
+    with pytest.raises(ModelError, match="expected one of d6, excape"):
+        cli.main([str(tray_png), "--dice", "d20"])
+
+
+def test_model_files_round_trip_and_bad_files_say_what_is_wrong(tmp_path: Path) -> None:
+    model = DieModel("mine", (DieKind("mine", (Face("A", "taught:A"), Face("B", "taught:B"))),),
+                     looks={"taught:A": ((1.0, 0.0),), "taught:B": ((0.0, 1.0), (0.1, 0.9))})
+    path = tmp_path / "mine.json"
+    save_model(model, path)
+    loaded = load_model(str(path))
+    assert loaded == model and loaded.looks == model.looks
+    assert load_model("excape") is EXCAPE and load_model("D6") is D6
+
+    path.write_text("{not json")
+    with pytest.raises(ModelError, match="cannot read die model file"):
+        load_model(str(path))
+    path.write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(ModelError, match="not a die model file"):
+        load_model(str(path))
+    data = json.loads(json.dumps({"format": "dice-companion-die-model", "version": 1, "name": "x",
+                                  "kinds": [{"name": "x", "faces": [{"label": "A", "appearance": "taught:A"}]}],
+                                  "looks": {}}))
+    path.write_text(json.dumps(data))
+    with pytest.raises(ModelError, match="no stored look"):
+        load_model(str(path))
+
+
+def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from companion import bench
+
+    assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6"]) == 0
+    out = capsys.readouterr().out
+    assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
+    assert "ms per frame at 640x480" in out and "ms per frame at 1280x960" in out
+    assert "peak memory of a `dice-companion read` process" in out
+    assert bench.main(["nothing"]) == 2

@@ -1,0 +1,106 @@
+"""`dice-companion teach`: a custom die learned from a few shots per face, stored, loaded and read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from vision import cli, teach
+from vision.models import DieKind, DieModel, Face, load_model
+from vision.read import read_tray
+from vision.training.photos import match_boxes
+from vision.virtual_tray import empty_tray, render_tray
+
+LABELS = ["A", "K", "Q", "J"]
+# What the user's die looks like, for the renderer only (the taught model is learned from the shots).
+CARD_DIE = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in LABELS)),))
+LOOK = {"tray": "light", "die_colour": "white", "pip_colour": "black"}
+
+
+def _shots(label: str, seeds: range) -> list:
+    return [render_tray(seed, CARD_DIE, faces=[label, label], **LOOK).image for seed in seeds]
+
+
+@pytest.fixture(scope="module")
+def taught() -> DieModel:
+    return teach.teach_model("cards", {label: _shots(label, range(100 + 10 * k, 103 + 10 * k))
+                                       for k, label in enumerate(LABELS)})
+
+
+def test_taught_model_has_every_face_with_its_looks(taught: DieModel) -> None:
+    assert taught.labels == tuple(LABELS)
+    for face in taught.faces:
+        assert face.appearance == f"taught:{face.label}"
+        assert len(taught.looks[face.appearance]) >= 4 * 3    # every die of every shot, four quarter turns
+
+
+def _sure_right(model: DieModel, seeds: range) -> tuple[int, int]:
+    """(sure and right, dice) over throws of the card die; fails on any sure wrong face."""
+    sure_right = total = 0
+    for seed in seeds:
+        faces = [LABELS[seed % 4], LABELS[(seed + 1) % 4], LABELS[(seed + 2) % 4]]
+        rendered = render_tray(seed, CARD_DIE, faces=faces, **LOOK)
+        reading = read_tray(rendered.image, model)
+        matches = match_boxes([d.box for d in reading.dice], [d.box for d in rendered.dice], 0.3)
+        total += len(rendered.dice)
+        for i, die in enumerate(reading.dice):
+            if die.sure:
+                assert i in matches, f"seed {seed}: sure die at {die.box} is no die"
+                assert die.face == rendered.dice[matches[i]].label, f"seed {seed}"
+                sure_right += 1
+    return sure_right, total
+
+
+def test_taught_die_is_never_silently_wrong_on_new_throws(taught: DieModel) -> None:
+    sure_right, total = _sure_right(taught, range(300, 306))
+    assert sure_right >= 1 and total == 18
+
+
+def test_taught_die_reads_back_the_throws_it_was_taught_from() -> None:
+    model = teach.teach_model("cards", {label: _shots(label, range(500 + 10 * k, 503 + 10 * k))
+                                        for k, label in enumerate(LABELS)})
+    sure_right, total = 0, 0
+    for k, label in enumerate(LABELS):
+        for image in _shots(label, range(500 + 10 * k, 503 + 10 * k)):
+            reading = read_tray(image, model)
+            total += 2
+            sure_right += sum(d.sure and d.face == label for d in reading.dice)
+            assert all(d.face in (label, "?") for d in reading.dice)
+    assert sure_right >= 0.6 * total
+
+
+def test_teach_command_writes_a_model_file_that_read_loads(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    args = [str(tmp_path / "cards.json")]
+    for k, label in enumerate(LABELS):
+        paths = []
+        for n, image in enumerate(_shots(label, range(200 + 10 * k, 202 + 10 * k))):
+            path = tmp_path / f"{label}{n}.png"
+            cv2.imwrite(str(path), image)
+            paths.append(str(path))
+        args += ["--face", label, *paths]
+    assert teach.main(args) == 0
+    assert "wrote" in capsys.readouterr().out
+    model = load_model(str(tmp_path / "cards.json"))
+    assert model.name == "cards" and model.labels == tuple(LABELS)
+
+    throw = tmp_path / "throw.png"
+    cv2.imwrite(str(throw), render_tray(400, CARD_DIE, faces=["K", "J"], **LOOK).image)
+    assert cli.main([str(throw), "--dice", str(tmp_path / "cards.json"), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert len(obj["dice"]) == 2
+    assert {d["face"] for d in obj["dice"]} <= {"K", "J", "?"}
+    assert obj["status"] == "ok" or obj["reason"]
+
+
+def test_teach_errors_say_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(teach.TeachError, match="at least 2 taught faces"):
+        teach.teach_model("one", {"A": _shots("A", range(1, 2))})
+    with pytest.raises(teach.TeachError, match="no die found in the shots of face 'B'"):
+        teach.teach_model("two", {"A": _shots("A", range(1, 2)), "B": [empty_tray(5)]})
+    with pytest.raises(teach.TeachError, match="given twice"):
+        teach.main([str(tmp_path / "m.json"), "--face", "A", "x.png", "--face", "A", "y.png"])
+    with pytest.raises(teach.TeachError, match="no such file"):
+        teach.main([str(tmp_path / "m.json"), "--face", "A", str(tmp_path / "none.png"), "--face", "B", "y.png"])

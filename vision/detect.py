@@ -170,6 +170,8 @@ def _kmeans_parts(points: np.ndarray, k: int, iterations: int = 6) -> np.ndarray
 def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
     """A blob is several dice when it is long, L-shaped/ragged, or much bigger than one die."""
     area = float(np.count_nonzero(blob))
+    if area <= _PAIR_AREA * die_area:
+        return False
     contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
         return False

@@ -80,6 +80,9 @@ def _sharpness(crop: np.ndarray) -> float:
 
 def _overlap(a: Candidate, b: Candidate) -> float:
     """Area shared by two dice's turned rects, as a fraction of the smaller one."""
+    (ax, ay), (bx, by) = a.rect[0], b.rect[0]
+    if abs(ax - bx) > (a.side + b.side) * 0.75 or abs(ay - by) > (a.side + b.side) * 0.75:
+        return 0.0      # too far apart to touch (0.75 > half the diagonal of a square, relative to its side)
     kind, points = cv2.rotatedRectangleIntersection(a.rect, b.rect)
     if kind == cv2.INTERSECT_NONE or points is None or len(points) < 3:
         return 0.0

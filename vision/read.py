@@ -13,25 +13,26 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.detect import WORK_WIDTH, Blob, Candidate, TrayRegionError, find_blobs
+from companion.errors import DiceCompanionError
+from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
 from vision.models import D6, DieModel
 from vision.recognise import FaceGuess, crop_die, guesses, look
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
-# Doubts about a die, from its shape and surroundings (work-size pixels).
 SECOND_LOOKS = (1,)         # quarter turns of the kept dice read again: a face is sure only if all reads agree
 NOT_A_DIE_SQUARENESS = 0.4  # a blob this long and thin is a wall or a rim, whatever the classifier says
 CUT_NOT_A_DIE = 0.97        # a blob at the frame edge is kept as a cut die unless "none" is at least this probable
+# Doubts about a die, from its shape and surroundings (work-size pixels).
 STACKED_SIZE_RATIO = 1.35   # a die this much larger than the median die rests on another
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
 TILTED_STACK_RATIO = 1.2    # a die the classifier sees tilted, this much larger than the median: stacked
 COCKED_SQUARENESS = 0.5     # top face rect sides ratio below this: a die on its edge (the classifier sees the rest)
-MOTION_ISOTROPY = 0.42     # edges this one-sided: smeared by motion (resting real dice: 99.5% above 0.46)
+MOTION_ISOTROPY = 0.42      # edges this one-sided: smeared by motion (resting real dice: 99.5% above 0.46)
 BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median die: out of focus
 SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.6, 0.3   # both at once: blurred too (each alone: <5% of real dice)
 
 
-class ReadError(TrayRegionError):
+class ReadError(DiceCompanionError):
     """The frame or the options given to the reader are invalid."""
 
 

@@ -6,8 +6,8 @@ hazards (every die should be read). A die counts as found when a reading's box o
 (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure and
 the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
-Memory: the peak resident size of a separate `dice-companion read` process reading 1280x960 frames (the reader
-alone, as the companion runs it), and of this bench process (reader, renderer and data).
+Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
+reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
 
 from __future__ import annotations
@@ -116,20 +116,32 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> 
     return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu))
 
 
+_PEAK_PROBE = """
+import sys
+from vision.cli import main
+main(sys.argv[1:])
+# VmHWM belongs to this program's own memory map; ru_maxrss would also count the parent it was forked from.
+peak = next((line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")), None)
+if peak is None:
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(f"peak-kb {peak}", file=sys.stderr)
+"""
+
+
 def reader_peak_mb(frames: list[np.ndarray]) -> float:
-    """Peak resident MB of a child process that only reads the frames (written as PNG files) with `read`."""
+    """Peak resident MB of a fresh process that only reads the frames (written as PNG files) with `read`."""
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for k, frame in enumerate(frames):
             path = Path(folder) / f"frame{k}.png"
             cv2.imwrite(str(path), frame)
             paths.append(str(path))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        subprocess.run([sys.executable, "-c", "import sys; from vision.cli import main; sys.exit(main(sys.argv[1:]))",
-                        "--json", *paths], check=True, stdout=subprocess.DEVNULL,
-                       env={**os.environ, "OMP_NUM_THREADS": "1"})
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(before, after) / 1024
+        done = subprocess.run([sys.executable, "-c", _PEAK_PROBE, "--json", *paths], check=True, text=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              env={**os.environ, "OMP_NUM_THREADS": "1"})
+    kb = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("peak-kb ")]
+    return float(kb[-1]) / 1024 if kb else float("nan")
 
 
 def main(argv: list[str]) -> int:

@@ -129,10 +129,7 @@ def expects(state: ExcapeState) -> Expectation:
 
 
 def _refuse(state: ExcapeState, what: str) -> RuleError:
-    if state.phase == "over":
-        winner = state.name(state.winner) if state.winner is not None else "nobody"
-        return RuleError(f"{what}: the game is over ({winner} won); expected nothing more (or undo)")
-    return RuleError(f"{what}; expected {expects(state).describe()}")
+    return expects(state).refuse(what, winner=None if state.winner is None else state.name(state.winner))
 
 
 def step(state: ExcapeState, event: Event) -> tuple[ExcapeState, tuple[Note, ...]]:

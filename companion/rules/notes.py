@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from companion.rules.errors import RuleError
+
 
 @dataclass(frozen=True)
 class Note:
@@ -36,6 +38,12 @@ class Expectation:
 
     def to_json(self) -> dict[str, object]:
         return {"actor": self.actor, "kind": self.kind, "actions": sorted(self.actions, key=_action_order)}
+
+    def refuse(self, what: str, *, winner: str | None = None) -> RuleError:
+        """The error for an event the rules do not allow now: what was wrong, then what is expected instead."""
+        if self.kind == "over":
+            return RuleError(f"{what}: the game is over ({winner or 'nobody'} won); expected nothing more (or undo)")
+        return RuleError(f"{what}; expected {self.describe()}")
 
 
 _ACTION_ORDER = ("roll", "reroll", "stop", "end-round", "count pips", "count mex", "place")

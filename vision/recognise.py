@@ -29,6 +29,10 @@ WEIGHTS = Path(__file__).resolve().parent / "weights" / "faces.onnx"
 
 SURE_PROBABILITY = 0.7      # both reads must give the face at least this probability ...
 SURE_MARGIN = 0.2           # ... and beat the next face, "tilted" and "none" by this much
+# Faces that differ by one centre pip (Excape's 7 is the 6 plus the centre): when they are the two best guesses,
+# a small smudge decides, so the winner must win by far more.
+CLOSE_PAIRS = ({"pips:6", "pips:7"},)
+CLOSE_MARGIN = 0.8
 NOT_A_DIE = 0.8             # "none" at least this probable in both reads: a tray mark, not a die
 TAUGHT_SURE_SIMILARITY = 0.3    # (centred) cosine similarity to a taught shot needed to be sure ...
 TAUGHT_SURE_MARGIN = 0.2        # ... and by how much it must beat the next face's best shot
@@ -116,8 +120,9 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel) -> list[FaceGues
         agree = all(int(np.argmax(view[i, :n])) == best and view[i, best] >= SURE_PROBABILITY for view in views)
         confidence = float(faces[best])
         tilted = float(mean[i, n]) > confidence
-        sure = agree and not tilted and confidence - max(runner_up, float(mean[i, n]), float(mean[i, n + 1])) \
-            >= SURE_MARGIN
+        margin = confidence - max(runner_up, float(mean[i, n]), float(mean[i, n + 1]))
+        close = {appearances[best], appearances[int(order[1])]} in CLOSE_PAIRS if n > 1 else False
+        sure = agree and not tilted and margin >= (CLOSE_MARGIN if close else SURE_MARGIN)
         guesses.append(FaceGuess(appearances[best], confidence, sure, tilted))
     return guesses
 

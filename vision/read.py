@@ -171,7 +171,8 @@ def _choose(blob: Blob, read: dict[int, _Die]) -> tuple[list[_Die], float]:
 
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
     """Read every candidate of every blob once, keep the reading the classifier is surest of, then read the
-    kept dice a second time turned a quarter: a face is sure only if both reads agree."""
+    kept dice that were sure a second time turned a quarter: a face stays sure only if both reads agree (a die
+    unsure at the first read cannot become sure, so it is not read again)."""
     candidates = [c for blob in blobs for c in blob.candidates]
     if not candidates:
         return []
@@ -182,10 +183,14 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     if not kept:
         return []
     index = {id(c): i for i, c in enumerate(candidates)}
-    chosen = [index[id(d.candidate)] for d in kept]
-    both = guesses([first.take(chosen), *(look(crops[chosen], turns) for turns in SECOND_LOOKS)], model)
-    dice = [_Die(d.candidate, g, _sharpness(crops[i]), _isotropy(crops[i]))
-            for d, g, i in zip(kept, both, chosen, strict=True)]
+    again = [index[id(d.candidate)] for d in kept if d.guess.sure]
+    second = guesses([first.take(again), *(look(crops[again], turns) for turns in SECOND_LOOKS)], model) \
+        if again else []
+    final = dict(zip(again, second, strict=True))
+    dice = []
+    for d in kept:
+        i = index[id(d.candidate)]
+        dice.append(_Die(d.candidate, final.get(i, d.guess), _sharpness(crops[i]), _isotropy(crops[i])))
     return [d for d in dice if _counts_as_die(d)]
 
 

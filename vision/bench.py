@@ -69,12 +69,12 @@ class Tally:
         def pct(n: int) -> str:
             return f"{100 * n / self.dice:6.2f}%" if self.dice else "    -  "
 
-        return (f"| {self.name:<22} | {self.frames:>6} | {self.dice:>5} | {pct(self.found)} | {pct(self.correct)} | "
+        return (f"| {self.name:<23} | {self.frames:>6} | {self.dice:>5} | {pct(self.found)} | {pct(self.correct)} | "
                 f"{pct(self.silently_wrong)} ({self.silently_wrong}) | {pct(self.unsure)} | {self.false_dice:>5} |")
 
 
-HEADER = ("| set                    | frames |  dice |   found | correct | silently wrong | unsure  | false |\n"
-          "|------------------------|--------|-------|---------|---------|----------------|---------|-------|")
+HEADER = ("| set                     | frames |  dice |   found | correct | silently wrong | unsure  | false |\n"
+          "|-------------------------|--------|-------|---------|---------|----------------|---------|-------|")
 
 
 def real_photos(root: Path) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
@@ -155,7 +155,7 @@ def main(argv: list[str]) -> int:
 
     tallies = []
     if (args.photos / "split_test.txt").is_file():
-        tallies.append(run_set("real photos (test split)", D6, real_photos(args.photos)))
+        tallies.append(run_set("real photos, test split", D6, real_photos(args.photos)))
     else:
         print(f"(no real photos at {args.photos}: that row is skipped)")
     for model in (D6, EXCAPE):

@@ -29,15 +29,17 @@ DIE_PX = PATCH / PATCH_SPAN  # a die's side inside a patch
 
 
 class FaceNet(nn.Module):
-    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED) -> None:
+    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (16, 32, 64)
+                 ) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
             return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(),
                                  nn.MaxPool2d(2))
 
-        self.features = nn.Sequential(block(3, 16), block(16, 32), block(32, 64))   # 28 -> 14 -> 7 -> 3
-        self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(64 * 3 * 3, embed), nn.ReLU())
+        a, b, c = widths
+        self.features = nn.Sequential(block(3, a), block(a, b), block(b, c))   # 28 -> 14 -> 7 -> 3
+        self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, embed), nn.ReLU())
         self.head = nn.Linear(embed, n_classes)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -167,6 +169,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-synth", action="store_true", help="no synthesised 7 and X faces")
+    parser.add_argument("--widths", default="16,32,64", help="channels of the three conv blocks (speed vs accuracy)")
     args = parser.parse_args(argv)
 
     torch.manual_seed(args.seed)
@@ -181,7 +184,7 @@ def main(argv: list[str]) -> int:
     none_class = CLASSES.index("none")
     die_idx = train[classes[train] != none_class]
 
-    net = FaceNet()
+    net = FaceNet(widths=tuple(int(w) for w in args.widths.split(",")))
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=args.epochs * steps_per_epoch)

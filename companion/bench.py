@@ -12,6 +12,9 @@ import sys
 # what -> (module with main(argv) -> int, one-line help)
 BENCHES: dict[str, tuple[str, str]] = {
     "vision": ("vision.bench", "reader accuracy on real photos and virtual trays, ms per frame, peak memory"),
+    "rules": ("companion.rules_bench", "rules core and journal: µs per event, fsync cost, replay of a long game"),
+    "render": ("vision.render_bench", "virtual tray: ms per rendered die and image"),
+    "hardware": ("hardware.bench", "the device twins: camera read, display show, button press, GIF writing"),
 }
 
 

@@ -65,10 +65,11 @@ def hardware_figures(repeats: int = 50) -> dict[str, float]:
     return figures
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     for name, value in hardware_figures().items():
         print(f"{name:<36} {value:9.2f}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -13,18 +13,28 @@ from __future__ import annotations
 import argparse
 import sys
 
+import cv2
 import numpy as np
 
 from vision.detect import find_blobs
-from vision.recognise import crop_die
+from vision.recognise import CROP_MARGIN, CROP_SIZE, crop_die
 from vision.training.photos import label_candidates, load_split, match_boxes
 
-PATCH = 64          # patch side in pixels
+PATCH = 96          # patch side in pixels (a die ~42 px: enough for crops up to 48 px)
 PATCH_SPAN = 2.3    # die sides the patch spans
+DIE_PX = PATCH / PATCH_SPAN  # a die's side inside a patch
 
 
 def _patch(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> np.ndarray:
     return crop_die(image, centre, side, angle, size=PATCH, margin=PATCH_SPAN)
+
+
+def centred_crop(patch: np.ndarray, crop_size: int = CROP_SIZE) -> np.ndarray:
+    """The crop the reader itself cuts of the die in the middle of a patch (upright, centred, no jitter)."""
+    scale = crop_size / (DIE_PX * CROP_MARGIN)
+    matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), 0.0, scale)
+    matrix[:, 2] += crop_size / 2 - PATCH / 2
+    return cv2.warpAffine(patch, matrix, (crop_size, crop_size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
 
 
 def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str, np.ndarray]:
@@ -32,7 +42,8 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
     patches: list[np.ndarray] = []
     labels: list[str] = []
     sides: list[float] = []
-    for photo in load_split(split):
+    groups: list[int] = []   # the photo each patch comes from: validation holds out whole photos
+    for photo_index, photo in enumerate(load_split(split)):
         image = photo.load()
         # Every hypothesis the reader may weigh: whole blobs and their splits (halves of dice, pairs are "none").
         candidates = [c for blob in find_blobs(image) for c in blob.candidates]
@@ -67,7 +78,9 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
             patches.append(_patch(image, centre, side, float(rng.uniform(0, 90))))
             labels.append("none")
             sides.append(side)
-    return {"patches": np.stack(patches), "labels": np.array(labels), "sides": np.array(sides, np.float32)}
+        groups.extend([photo_index] * (len(patches) - len(groups)))
+    return {"patches": np.stack(patches), "labels": np.array(labels), "sides": np.array(sides, np.float32),
+            "groups": np.array(groups, np.int64)}
 
 
 def main(argv: list[str]) -> int:

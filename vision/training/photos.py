@@ -55,6 +55,14 @@ def load_split(split: str, root: Path = DEFAULT_PHOTOS) -> list[LabelledPhoto]:
     return photos
 
 
+def held_out_groups(groups: np.ndarray, every: int = 5) -> np.ndarray:
+    """The validation split carved out of the train split: every `every`-th photo (or virtual tray), held out
+    whole, given each patch's photo index or tray seed. The test split is never used to decide anything."""
+    if every < 2:
+        raise ValueError(f"hold out every N-th photo with N >= 2, got {every}")
+    return np.asarray(groups) % every == 0
+
+
 def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
     ax, ay, aw, ah = a
     bx, by, bw, bh = b

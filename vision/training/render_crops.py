@@ -39,6 +39,7 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False) -> dict
     rng = np.random.default_rng(first_seed)
     patches: list[np.ndarray] = []
     labels: list[str] = []
+    groups: list[int] = []   # the tray's seed per patch: validation holds out whole trays
     for k in range(trays):
         seed = first_seed + k
         model = EXCAPE if k % 2 or excape_faces else D6
@@ -68,7 +69,8 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False) -> dict
                 label = "tilted" if hazards else class_name(rendered.dice[verdict].appearance)
             patches.append(crop_die(image, c.rect[0], c.side, c.rect[2], size=PATCH, margin=PATCH_SPAN))
             labels.append(label)
-    return {"patches": np.stack(patches), "labels": np.array(labels)}
+        groups.extend([seed] * (len(patches) - len(groups)))
+    return {"patches": np.stack(patches), "labels": np.array(labels), "groups": np.array(groups, np.int64)}
 
 
 def main(argv: list[str]) -> int:

@@ -23,23 +23,24 @@ import torch
 from torch import nn
 
 from vision.recognise import CLASSES, CROP_MARGIN, CROP_SIZE, EMBED
-from vision.training.extract_crops import PATCH, PATCH_SPAN
-
-DIE_PX = PATCH / PATCH_SPAN  # a die's side inside a patch
+from vision.training.extract_crops import DIE_PX, PATCH, centred_crop
+from vision.training.photos import held_out_groups
 
 
 class FaceNet(nn.Module):
-    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (16, 32, 64)
-                 ) -> None:
+    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (16, 32, 64),
+                 crop_size: int = CROP_SIZE) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
+            # BatchNorm right after the conv: the ONNX export folds it into the conv's weights (no cost at run time).
             return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(),
                                  nn.MaxPool2d(2))
 
         a, b, c = widths
-        self.features = nn.Sequential(block(3, a), block(a, b), block(b, c))   # 28 -> 14 -> 7 -> 3
-        self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * 3 * 3, embed), nn.ReLU())
+        self.features = nn.Sequential(block(3, a), block(a, b), block(b, c))   # three halvings, e.g. 32 -> 4
+        side = crop_size // 8
+        self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * side * side, embed), nn.ReLU())
         self.head = nn.Linear(embed, n_classes)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -98,56 +99,70 @@ def synth_cross(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
     return out
 
 
-def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = False) -> np.ndarray:
-    """A random CROP_SIZE crop of the die in the middle of a patch: quarter turns, jitter, light, blur, noise."""
+def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = False,
+            crop_size: int = CROP_SIZE) -> np.ndarray:
+    """A random crop_size crop of the die in the middle of a patch: any turn, jitter, light, colour, blur, noise."""
     # Any turn: the detector's angle is only roughly the die's (shadows, perspective), so the net must not care.
     angle = rng.uniform(0, 360)
-    side = DIE_PX * rng.uniform(0.88, 1.14)
+    side = DIE_PX * rng.uniform(0.85, 1.17)
     shift = rng.normal(0, 0.06, 2) * DIE_PX
     if off_centre:
         direction = rng.uniform(0, 2 * np.pi)
         shift = np.array([np.cos(direction), np.sin(direction)]) * rng.uniform(0.6, 0.9) * DIE_PX
-    scale = CROP_SIZE / (side * CROP_MARGIN)
+    scale = crop_size / (side * CROP_MARGIN)
     matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
-    matrix[:, 2] += CROP_SIZE / 2 - PATCH / 2 - matrix[:, :2] @ shift
-    crop = cv2.warpAffine(patch, matrix, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_AREA,
+    matrix[:, 2] += crop_size / 2 - PATCH / 2 - matrix[:, :2] @ shift
+    crop = cv2.warpAffine(patch, matrix, (crop_size, crop_size), flags=cv2.INTER_AREA,
                           borderMode=cv2.BORDER_REFLECT).astype(np.float32)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    crop = crop * rng.uniform(0.7, 1.25) + rng.uniform(-25, 25)
-    crop = crop * (1 + rng.normal(0, 0.06, 3))    # white balance
-    if rng.random() < 0.25:
-        crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.0))
-    crop = crop + rng.normal(0, rng.uniform(0, 6), crop.shape)
+    mean = crop.mean()
+    crop = (crop - mean) * rng.uniform(0.7, 1.3) + mean      # contrast
+    crop = crop * rng.uniform(0.65, 1.3) + rng.uniform(-30, 30)   # exposure
+    crop = crop * (1 + rng.normal(0, 0.08, 3))    # white balance / hue cast
+    if rng.random() < 0.3:
+        crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.1))
+    crop = crop + rng.normal(0, rng.uniform(0, 7), crop.shape)
     return np.clip(crop, 0, 255).astype(np.uint8)
 
 
-def build_examples(files: list[str], rng: np.random.Generator, synth: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    patches, labels = [], []
+def build_examples(files: list[str], rng: np.random.Generator, synth: bool = True, val_every: int = 5
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Patches, their class indices, and whether each is held out for validation (synthesised faces follow the
+    photo they were made from)."""
+    patches, labels, held = [], [], []
     for name in files:
         data = np.load(name)
+        if "groups" not in data:
+            raise SystemExit(f"{name} has no 'groups' (photo or tray of each patch): cut it again with "
+                             "extract_crops / render_crops")
         patches.append(data["patches"])
         labels.append(data["labels"])
+        held.append(held_out_groups(data["groups"], val_every))
     all_patches = np.concatenate(patches)
     all_labels = np.concatenate(labels)
+    all_held = np.concatenate(held)
+    if all_patches.shape[1] != PATCH:
+        raise SystemExit(f"patches are {all_patches.shape[1]} px, expected {PATCH}: cut them again")
     names = [c.partition(":")[2] if ":" in c else c for c in CLASSES]
     to_class = {name: i for i, name in enumerate(names)}
     to_class["X"] = CLASSES.index("symbol:cross")
-    out_p, out_y = [], []
-    for patch, label in zip(all_patches, all_labels, strict=True):
-        out_p.append(patch)
-        out_y.append(to_class[str(label)])
+    out_p, out_y, out_held = [], [], []
+    for patch, label, is_held in zip(all_patches, all_labels, all_held, strict=True):
+        made = [(patch, to_class[str(label)])]
         if synth and label == "6":
             for _ in range(2):
                 seven = synth_seven(patch, rng)
                 if seven is not None:
-                    out_p.append(seven)
-                    out_y.append(to_class["7"])
+                    made.append((seven, to_class["7"]))
         if synth and label in ("1", "2", "3", "4", "5") and rng.random() < 0.4:
             cross = synth_cross(patch, rng)
             if cross is not None:
-                out_p.append(cross)
-                out_y.append(to_class["X"])
+                made.append((cross, to_class["X"]))
+        for p, y in made:
+            out_p.append(p)
+            out_y.append(y)
+            out_held.append(bool(is_held))
     out_y_arr = np.array(out_y, np.int64)
     # Keep "none" from swamping the faces: at most twice as many as the commonest face.
     none_class = CLASSES.index("none")
@@ -155,7 +170,7 @@ def build_examples(files: list[str], rng: np.random.Generator, synth: bool = Tru
     none_idx = np.flatnonzero(out_y_arr == none_class)
     drop = set(rng.choice(none_idx, max(0, len(none_idx) - cap), replace=False).tolist())
     keep = [i for i in range(len(out_y_arr)) if i not in drop]
-    return np.stack([out_p[i] for i in keep]), out_y_arr[keep]
+    return np.stack([out_p[i] for i in keep]), out_y_arr[keep], np.array(out_held)[keep]
 
 
 def to_tensor(crops: np.ndarray) -> torch.Tensor:
@@ -170,26 +185,35 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-synth", action="store_true", help="no synthesised 7 and X faces")
     parser.add_argument("--widths", default="16,32,64", help="channels of the three conv blocks (speed vs accuracy)")
+    parser.add_argument("--val-every", type=int, default=5, help="hold out every N-th photo / tray for validation")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
+                        help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
+    crop_size = args.crop_size
+    if crop_size % 8:
+        raise SystemExit(f"--crop-size must be a multiple of 8 (three poolings), got {crop_size}")
 
     torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
-    patches, classes = build_examples(args.patches, rng, synth=not args.no_synth)
+    patches, classes, held = build_examples(args.patches, rng, synth=not args.no_synth, val_every=args.val_every)
     print("examples per class:", dict(zip(CLASSES, np.bincount(classes, minlength=len(CLASSES)).tolist(),
                                           strict=True)))
-    order = rng.permutation(len(classes))
-    n_val = len(classes) // 10
-    val, train = order[:n_val], order[n_val:]
+    val, train = np.flatnonzero(held), rng.permutation(np.flatnonzero(~held))
+    print(f"{len(train)} training examples, {len(val)} held out (every {args.val_every}th photo / tray)")
     none_class = CLASSES.index("none")
     die_idx = train[classes[train] != none_class]
 
-    net = FaceNet(widths=tuple(int(w) for w in args.widths.split(",")))
-    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    net = FaceNet(widths=tuple(int(w) for w in args.widths.split(",")), crop_size=crop_size)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=args.epochs * steps_per_epoch)
+    # One cycle: a short warm-up, then a cosine decay to almost nothing.
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=args.epochs * steps_per_epoch,
+                                                   pct_start=0.1, anneal_strategy="cos")
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
-    val_x = to_tensor(np.stack([augment(patches[i], rng) for i in val]))
+    # Validation crops are cut as the reader cuts them (centred, upright), so the figure is the reader's.
+    val_x = to_tensor(np.stack([centred_crop(patches[i], crop_size) for i in val]))
     val_y = torch.from_numpy(classes[val])
     for epoch in range(args.epochs):
         net.train()
@@ -200,7 +224,7 @@ def main(argv: list[str]) -> int:
         total = 0.0
         for start in range(0, len(items), 128):
             batch = items[start:start + 128]
-            x = to_tensor(np.stack([augment(patches[i], rng, off) for i, off in batch]))
+            x = to_tensor(np.stack([augment(patches[i], rng, off, crop_size) for i, off in batch]))
             y = torch.tensor([none_class if off else int(classes[i]) for i, off in batch])
             optimiser.zero_grad()
             logits, _ = net(x)
@@ -211,19 +235,19 @@ def main(argv: list[str]) -> int:
             total += float(loss.detach()) * len(batch)
         net.eval()
         with torch.no_grad():
-                predicted = net(val_x)[0].argmax(1)
+            predicted = net(val_x)[0].argmax(1)
         accuracy = float((predicted == val_y).float().mean())
-        print(f"epoch {epoch + 1}: loss {total / len(items):.4f}  held-out accuracy {accuracy:.4f}", flush=True)
+        print(f"epoch {epoch + 1}: loss {total / len(items):.4f}  validation accuracy {accuracy:.4f}", flush=True)
     confusion = np.zeros((len(CLASSES), len(CLASSES)), int)
     for t, p in zip(val_y.tolist(), predicted.tolist(), strict=True):
         confusion[t, p] += 1
-    print("held-out confusion (rows: truth, columns: predicted, order as CLASSES):")
+    print("validation confusion (rows: truth, columns: predicted, order as CLASSES):")
     print(confusion)
 
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), args.out, input_names=["crops"],
+    torch.onnx.export(net, torch.zeros(1, 3, crop_size, crop_size), args.out, input_names=["crops"],
                       output_names=["logits", "embedding"], dynamic_axes={"crops": {0: "n"}}, opset_version=13,
-                      dynamo=False)
+                      dynamo=False, do_constant_folding=True)
     print(f"wrote {args.out}")
     return 0
 

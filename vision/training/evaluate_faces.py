@@ -1,0 +1,99 @@
+"""Score a face classifier on the validation split the trainer holds out, the way the reader decides.
+
+The validation split is every N-th photo / virtual tray of the *train* split (train_faces.held_out_groups); the
+test split stays the benchmark's. Each held-out patch is cut as the reader cuts a die (centred, upright) and read
+by vision.recognise.read_faces (two views, the sure thresholds), so the figures are comparable between nets of
+any input size and can tune the thresholds:
+
+    .venv/bin/python -m vision.training.evaluate_faces --weights vision/weights/faces.onnx \\
+        --d6 /tmp/real.npz --mixed /tmp/virtual.npz --excape /tmp/excape.npz [--sure-probability 0.7 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision import recognise
+from vision.models import D6, EXCAPE, DieModel
+from vision.recognise import FaceNet, read_faces
+from vision.training.extract_crops import centred_crop
+from vision.training.photos import held_out_groups
+
+
+def _appearance(label: str) -> str | None:
+    if label == "none":
+        return None
+    return "symbol:cross" if label == "X" else f"pips:{label}"
+
+
+def score(net: FaceNet, crop_size: int, patches: np.ndarray, labels: np.ndarray, models: list[DieModel]
+          ) -> dict[str, int]:
+    """Counts: dice read right / silently wrong / unsure, tilted dice read as a sure face, "none" read as a die."""
+    counts = dict.fromkeys(("dice", "right", "wrong", "unsure", "tilted", "tilted_sure", "none", "none_as_die"), 0)
+    for model in {m.name: m for m in models}.values():
+        chosen = [i for i, m in enumerate(models) if m.name == model.name]
+        if not chosen:
+            continue
+        crops = np.stack([centred_crop(patches[i], crop_size) for i in chosen])
+        for i, guess in zip(chosen, read_faces(crops, model, net), strict=True):
+            truth = str(labels[i])
+            if truth == "tilted":
+                counts["tilted"] += 1
+                counts["tilted_sure"] += guess.sure and guess.appearance is not None and not guess.tilted
+            elif truth == "none":
+                counts["none"] += 1
+                counts["none_as_die"] += guess.sure and guess.appearance is not None
+            else:
+                counts["dice"] += 1
+                if not guess.sure or guess.tilted:
+                    counts["unsure"] += 1
+                elif guess.appearance == _appearance(truth):
+                    counts["right"] += 1
+                else:
+                    counts["wrong"] += 1
+    return counts
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--weights", type=Path, required=True)
+    parser.add_argument("--crop-size", type=int, default=recognise.CROP_SIZE)
+    parser.add_argument("--d6", action="append", default=[], help="patches of d6 dice (the real photos)")
+    parser.add_argument("--excape", action="append", default=[], help="patches of Excape dice only")
+    parser.add_argument("--mixed", action="append", default=[], help="render_crops patches: odd trays Excape")
+    parser.add_argument("--val-every", type=int, default=5)
+    parser.add_argument("--sure-probability", type=float, default=recognise.SURE_PROBABILITY)
+    parser.add_argument("--sure-margin", type=float, default=recognise.SURE_MARGIN)
+    parser.add_argument("--close-margin", type=float, default=recognise.CLOSE_MARGIN)
+    args = parser.parse_args(argv)
+    # Threshold candidates are tried by setting the reader's own constants for this process only.
+    recognise.SURE_PROBABILITY = args.sure_probability
+    recognise.SURE_MARGIN = args.sure_margin
+    recognise.CLOSE_MARGIN = args.close_margin
+    net = FaceNet(args.weights)
+    sets = [(f, "d6") for f in args.d6] + [(f, "excape") for f in args.excape] + [(f, "mixed") for f in args.mixed]
+    if not sets:
+        parser.error("give at least one patch file (--d6, --excape or --mixed)")
+    print(f"{args.weights}  sure p>={args.sure_probability} margin>={args.sure_margin} 6/7>={args.close_margin}")
+    print(f"{'set':<28} {'dice':>6} {'right':>8} {'wrong':>8} {'unsure':>8} {'tilted sure':>12} {'none as die':>12}")
+    started = time.process_time()
+    for name, kind in sets:
+        data = np.load(name)
+        held = held_out_groups(data["groups"], args.val_every)
+        patches, labels, groups = data["patches"][held], data["labels"][held], data["groups"][held]
+        models = [D6 if kind == "d6" or (kind == "mixed" and g % 2 == 0) else EXCAPE for g in groups]
+        c = score(net, args.crop_size, patches, labels, models)
+        n = max(c["dice"], 1)
+        print(f"{Path(name).name:<28} {c['dice']:>6} {c['right'] / n:>8.2%} {c['wrong'] / n:>8.2%} "
+              f"{c['unsure'] / n:>8.2%} {c['tilted_sure']:>5}/{c['tilted']:<6} {c['none_as_die']:>5}/{c['none']:<6}")
+    print(f"CPU {time.process_time() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -33,8 +33,10 @@ def _appearance(label: str) -> str | None:
 
 def score(net: FaceNet, crop_size: int, patches: np.ndarray, labels: np.ndarray, models: list[DieModel]
           ) -> dict[str, int]:
-    """Counts: dice read right / silently wrong / unsure, tilted dice read as a sure face, "none" read as a die."""
-    counts = dict.fromkeys(("dice", "right", "wrong", "unsure", "tilted", "tilted_sure", "none", "none_as_die"), 0)
+    """Counts: dice whose best guess is right (top1), dice read right / silently wrong / unsure, tilted dice read
+    as a sure face, "none" read as a die."""
+    counts = dict.fromkeys(("dice", "top1", "right", "wrong", "unsure", "tilted", "tilted_sure", "none",
+                            "none_as_die"), 0)
     for model in {m.name: m for m in models}.values():
         chosen = [i for i, m in enumerate(models) if m.name == model.name]
         if not chosen:
@@ -50,6 +52,7 @@ def score(net: FaceNet, crop_size: int, patches: np.ndarray, labels: np.ndarray,
                 counts["none_as_die"] += guess.sure and guess.appearance is not None
             else:
                 counts["dice"] += 1
+                counts["top1"] += guess.appearance == _appearance(truth)     # best guess, sure or not
                 if not guess.sure or guess.tilted:
                     counts["unsure"] += 1
                 elif guess.appearance == _appearance(truth):
@@ -80,7 +83,8 @@ def main(argv: list[str]) -> int:
     if not sets:
         parser.error("give at least one patch file (--d6, --excape or --mixed)")
     print(f"{args.weights}  sure p>={args.sure_probability} margin>={args.sure_margin} 6/7>={args.close_margin}")
-    print(f"{'set':<28} {'dice':>6} {'right':>8} {'wrong':>8} {'unsure':>8} {'tilted sure':>12} {'none as die':>12}")
+    print(f"{'set':<16} {'dice':>6} {'top-1':>8} {'right':>8} {'wrong':>8} {'unsure':>8} {'tilted sure':>12} "
+          f"{'none as die':>12}")
     started = time.process_time()
     for name, kind in sets:
         data = np.load(name)
@@ -89,8 +93,9 @@ def main(argv: list[str]) -> int:
         models = [D6 if kind == "d6" or (kind == "mixed" and g % 2 == 0) else EXCAPE for g in groups]
         c = score(net, args.crop_size, patches, labels, models)
         n = max(c["dice"], 1)
-        print(f"{Path(name).name:<28} {c['dice']:>6} {c['right'] / n:>8.2%} {c['wrong'] / n:>8.2%} "
-              f"{c['unsure'] / n:>8.2%} {c['tilted_sure']:>5}/{c['tilted']:<6} {c['none_as_die']:>5}/{c['none']:<6}")
+        print(f"{Path(name).name:<16} {c['dice']:>6} {c['top1'] / n:>8.2%} {c['right'] / n:>8.2%} "
+              f"{c['wrong'] / n:>8.2%} {c['unsure'] / n:>8.2%} "
+              f"{c['tilted_sure']:>5}/{c['tilted']:<6} {c['none_as_die']:>5}/{c['none']:<6}")
     print(f"CPU {time.process_time() - started:.1f} s")
     return 0
 

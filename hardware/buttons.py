@@ -31,8 +31,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Self, TextIO
+from typing import Any, TextIO
 
+from hardware.device import Device
 from hardware.errors import HardwareError
 from hardware.gpio import open_gpio_device
 from hardware.wiring import BUTTON_PINS, RESERVED_BCM
@@ -57,7 +58,7 @@ class ButtonEvent:
             raise HardwareError(f"unknown button event kind {self.kind!r}; expected 'press' or 'hold'")
 
 
-class ButtonSource:
+class ButtonSource(Device):
     """Base of every button backend: owns the event queue and the close/context-manager protocol."""
 
     def __init__(self, events: queue.Queue[ButtonEvent] | None = None) -> None:
@@ -76,14 +77,6 @@ class ButtonSource:
             except queue.Empty:
                 return drained
 
-    def close(self) -> None:
-        """Release the backend's resources; safe to call more than once."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class ManualClock:

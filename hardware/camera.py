@@ -18,10 +18,11 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import numpy as np
 
+from hardware.device import Device
 from hardware.errors import HardwareError
 
 IMAGE_SUFFIXES: frozenset[str] = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
@@ -56,20 +57,12 @@ def _check_size(width: int, height: int) -> tuple[int, int]:
     return width, height
 
 
-class CameraSource:
+class CameraSource(Device):
     """Base of every camera: `read()` gives a BGR uint8 frame or None; `close()`; usable as a context manager."""
 
     def read(self) -> np.ndarray | None:
         raise NotImplementedError
 
-    def close(self) -> None:
-        """Release the camera; safe to call more than once."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class PiCamera(CameraSource):

@@ -17,11 +17,12 @@ import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Self, TextIO
+from typing import Any, TextIO
 
 import numpy as np
 from PIL import Image
 
+from hardware.device import Device
 from hardware.errors import HardwareError
 
 OLED_SIZE: tuple[int, int] = (128, 64)
@@ -43,7 +44,7 @@ def check_screen_image(image: object, size: tuple[int, int] = OLED_SIZE) -> Imag
     return image
 
 
-class Display:
+class Display(Device):
     """What the app shows screens on: `show(image)` a 128×64 mode-"1" PIL image, `close()` when done."""
 
     size: tuple[int, int] = OLED_SIZE
@@ -51,14 +52,6 @@ class Display:
     def show(self, image: Image.Image) -> None:
         raise NotImplementedError
 
-    def close(self) -> None:
-        """Release the display; safe to call more than once."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class OledDisplay(Display):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, Self
+from typing import Any
 
+from hardware.device import Device
 from hardware.errors import HardwareError
 from hardware.gpio import open_gpio_device
 from hardware.wiring import RESERVED_BCM
@@ -56,7 +57,7 @@ def _optional_pin(pin: int | None, part: str) -> int | None:
     return pin
 
 
-class Signals:
+class Signals(Device):
     """What the app calls: `beep(kind)` with kind "ok", "error" or "win"; `led(on)`; `signal(happening)`;
     `close()`."""
 
@@ -77,14 +78,6 @@ class Signals:
         elif happening == "new_game":
             self.led(False)
 
-    def close(self) -> None:
-        """Switch everything off and release the pins; safe to call more than once."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class GpioSignals(Signals):

@@ -78,7 +78,6 @@ class ButtonSource(Device):
                 return drained
 
 
-
 class ManualClock:
     """A clock that only moves when told to: lets the twin and tests hold a button for a second in no time."""
 

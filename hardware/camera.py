@@ -64,7 +64,6 @@ class CameraSource(Device):
         raise NotImplementedError
 
 
-
 class PiCamera(CameraSource):
     """The Raspberry Pi camera through picamera2 (install with apt: python3-picamera2; venv needs
     --system-site-packages to see it)."""

@@ -53,7 +53,6 @@ class Display(Device):
         raise NotImplementedError
 
 
-
 class OledDisplay(Display):
     """A real SSD1306/SH1106 128×64 OLED on I2C via luma.oled; the last screen stays lit after exit.
 

@@ -79,7 +79,6 @@ class Signals(Device):
             self.led(False)
 
 
-
 class GpioSignals(Signals):
     """Buzzer and LED on gpiozero; either may be absent (pin 0/None), and then gpiozero is not even loaded.
 

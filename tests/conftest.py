@@ -7,6 +7,7 @@ needs are copied into tests/data/ with their licence.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,14 @@ def shared_photos() -> Path:
 @pytest.fixture
 def test_data() -> Path:
     return TEST_DATA
+
+
+@pytest.fixture
+def factory() -> Iterator[object]:
+    """A fresh gpiozero MockFactory (pins tests drive with drive_low/drive_high), closed afterwards."""
+    from gpiozero.pins.mock import MockFactory  # tests only: the package itself never imports gpiozero eagerly
+
+    mock_factory = MockFactory()
+    yield mock_factory
+    mock_factory.reset()
+    mock_factory.close()

@@ -37,14 +37,6 @@ def _reset_global_pin_factory() -> Iterator[None]:
 
 
 @pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    mock_factory = MockFactory()
-    yield mock_factory
-    mock_factory.reset()
-    mock_factory.close()
-
-
-@pytest.fixture
 def twin() -> Iterator[ButtonTwin]:
     with ButtonTwin() as button_twin:
         yield button_twin

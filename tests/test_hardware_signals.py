@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -12,14 +11,6 @@ from hardware.errors import HardwareError
 from hardware.signals import GpioSignals, SignalTwin
 
 QUICK = {"ok": (0.01, 0.0, 1), "error": (0.2, 0.01, 2), "win": (0.01, 0.01, 3)}
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    mock_factory = MockFactory()
-    yield mock_factory
-    mock_factory.reset()
-    mock_factory.close()
 
 
 def wait_for_states(pin: object, count: int) -> list[bool]:

@@ -40,7 +40,7 @@ SAMPLES: dict[str, screens.View] = {
     "mex-cocked": MexTurnView("Cid", 3, SEATS, None, None, 2, notice="re-roll: die 2 is cocked"),
     "excape-place": BoardTurnView(
         "excape", "Ann", 21, PAWNS,
-        (BoardPair(0, "Bob", 31), BoardPair(2, "Cid", 54), BoardPair(4, "Bob", 41, ejected=True),
+        (BoardPair(2, "Cid", 54), BoardPair(4, "Bob", 41, ejected=True),
          BoardPair(3, "Ann", 70, new=True)),
         ("7", "X"), "70", selected_space=3, preview="ejects Bob41", prompt="SEL space STOP place RER"),
     "excape-54": BoardTurnView("excape", "Bob", 21, PAWNS, (BoardPair(5, "Cid", 31),), ("5", "4"), "54",

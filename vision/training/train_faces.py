@@ -39,7 +39,7 @@ class FaceNet(nn.Module):
 
         a, b, c = widths
         self.features = nn.Sequential(block(3, a), block(a, b), block(b, c))   # three halvings, e.g. 32 -> 4
-        side = crop_size // 8
+        side = crop_size // 8   # three poolings, each rounding down (28 -> 14 -> 7 -> 3)
         self.embed = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * side * side, embed), nn.ReLU())
         self.head = nn.Linear(embed, n_classes)
 
@@ -191,8 +191,8 @@ def main(argv: list[str]) -> int:
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
     crop_size = args.crop_size
-    if crop_size % 8:
-        raise SystemExit(f"--crop-size must be a multiple of 8 (three poolings), got {crop_size}")
+    if crop_size < 16:
+        raise SystemExit(f"--crop-size must be at least 16 px (three halvings), got {crop_size}")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)

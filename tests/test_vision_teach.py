@@ -104,3 +104,28 @@ def test_teach_errors_say_what_to_do(tmp_path: Path) -> None:
         teach.main([str(tmp_path / "m.json"), "--face", "A", "x.png", "--face", "A", "y.png"])
     with pytest.raises(teach.TeachError, match="no such file"):
         teach.main([str(tmp_path / "m.json"), "--face", "A", str(tmp_path / "none.png"), "--face", "B", "y.png"])
+
+
+def test_a_model_taught_with_other_weights_is_refused_not_misread(tmp_path):
+    import dataclasses
+
+    import numpy as np
+    import pytest
+
+    from vision.models import D6, DieKind, DieModel, Face, ModelError, load_model, save_model
+    from vision.recognise import read_faces
+
+    faces = (Face("A", "taught:A"), Face("B", "taught:B"))
+    looks = {"taught:A": ((1.0,) * 64,), "taught:B": ((0.5,) * 64,)}
+    stale = DieModel("letters", (DieKind("letters", faces),), looks=looks, embedder="faces-0000000000000000")
+    path = tmp_path / "letters.json"
+    save_model(stale, path)
+    loaded = load_model(path)
+    assert loaded.embedder == "faces-0000000000000000"
+    crops = np.zeros((1, 28, 28, 3), np.uint8)
+    with pytest.raises(ModelError, match=r"taught with other classifier weights.*teach the die again"):
+        read_faces(crops, loaded)
+    unrecorded = dataclasses.replace(stale, embedder="")
+    with pytest.raises(ModelError, match="unrecorded"):
+        read_faces(crops, unrecorded)
+    assert read_faces(crops, D6)  # built-in models need no fingerprint

@@ -62,6 +62,8 @@ class DieModel:
     kinds: tuple[DieKind, ...]
     # What each taught face looks like: appearance -> the classifier embeddings of the shots it was taught from.
     looks: dict[str, tuple[tuple[float, ...], ...]] = field(default_factory=dict, compare=False, repr=False)
+    # Fingerprint of the classifier weights that made `looks`: embeddings from other weights mean nothing.
+    embedder: str = field(default="", compare=False)
 
     @property
     def faces(self) -> tuple[Face, ...]:
@@ -109,6 +111,7 @@ def model_to_dict(model: DieModel) -> dict:
                   for k in model.kinds],
         "looks": {appearance: [[round(float(v), 6) for v in shot] for shot in shots]
                   for appearance, shots in model.looks.items()},
+        "embedder": model.embedder,
     }
 
 
@@ -147,7 +150,10 @@ def model_from_dict(data: object, source: str = "model data") -> DieModel:
         if len({len(s) for s in shots}) != 1:
             raise ModelError(f"{source}: the shots of {appearance!r} have different lengths")
         looks[appearance] = tuple(tuple(float(v) for v in s) for s in shots)
-    model = DieModel(name=name, kinds=tuple(kinds), looks=looks)
+    embedder = data.get("embedder", "")
+    if not isinstance(embedder, str):
+        raise ModelError(f"{source}: 'embedder' must be the fingerprint string written by `dice-companion teach`")
+    model = DieModel(name=name, kinds=tuple(kinds), looks=looks, embedder=embedder)
     untaught = [f.appearance for f in model.faces if f.appearance.startswith("taught:") and f.appearance not in looks]
     if untaught:
         raise ModelError(f"{source}: taught faces {untaught} have no stored look; teach them again")

@@ -10,6 +10,7 @@ sure only when it is close and clearly closer than any other face's shots.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -87,6 +88,12 @@ class FaceNet:
 
 
 @cache
+def weights_fingerprint(weights: Path = WEIGHTS) -> str:
+    """Names the classifier weights, so a taught model made with other weights is refused, not misread."""
+    return "faces-" + hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+
+
+@cache
 def face_net() -> FaceNet:
     """The shared classifier, loaded on first use (never at import)."""
     return FaceNet()
@@ -138,6 +145,10 @@ def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], mode
     subtracting the mean of every shot of the model, which leaves what tells this die's faces apart.
     """
     faces = [f.appearance for f in model.faces]
+    if model.embedder != weights_fingerprint():
+        raise ModelError(f"model {model.name!r} was taught with other classifier weights "
+                         f"({model.embedder or 'unrecorded'}; this reader has {weights_fingerprint()}): "
+                         "teach the die again with `dice-companion teach`")
     missing = [a for a in faces if not model.looks.get(a)]
     if missing:
         raise ModelError(f"model {model.name!r} stores no taught shots for {missing}; teach every face")

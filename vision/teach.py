@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.detect import WORK_WIDTH, find_candidates
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
-from vision.recognise import crop_die, embed_crops
+from vision.recognise import crop_die, embed_crops, weights_fingerprint
 
 MIN_SHOTS = 1
 
@@ -64,7 +64,8 @@ def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
         looks[appearance] = tuple(tuple(float(v) for v in e) for e in embeddings)
-    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks)
+    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
+                    embedder=weights_fingerprint())
 
 
 def _parser() -> argparse.ArgumentParser:

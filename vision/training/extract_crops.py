@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.detect import find_blobs
 from vision.recognise import CROP_MARGIN, CROP_SIZE, crop_die
-from vision.training.photos import label_candidates, load_split, match_boxes
+from vision.training.photos import label_candidates, load_split, match_boxes, save_patches
 
 PATCH = 96          # patch side in pixels (a die ~42 px: enough for crops up to 48 px)
 PATCH_SPAN = 2.3    # die sides the patch spans
@@ -89,9 +89,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--split", default="train", choices=["train"])
     args = parser.parse_args(argv)
     data = extract(args.split)
-    np.savez_compressed(args.out, **data)
-    values, counts = np.unique(data["labels"], return_counts=True)
-    print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))
+    save_patches(args.out, data)
     return 0
 
 

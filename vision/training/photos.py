@@ -55,6 +55,13 @@ def load_split(split: str, root: Path = DEFAULT_PHOTOS) -> list[LabelledPhoto]:
     return photos
 
 
+def save_patches(path: str, data: dict[str, np.ndarray]) -> None:
+    """Write a training patch set (.npz) and print how many patches each label got."""
+    np.savez_compressed(path, **data)
+    values, counts = np.unique(data["labels"], return_counts=True)
+    print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))
+
+
 def held_out_groups(groups: np.ndarray, every: int = 5) -> np.ndarray:
     """The validation split carved out of the train split: every `every`-th photo (or virtual tray), held out
     whole, given each patch's photo index or tray seed. The test split is never used to decide anything."""

@@ -20,7 +20,7 @@ from vision.detect import find_blobs
 from vision.models import D6, EXCAPE
 from vision.recognise import crop_die
 from vision.training.extract_crops import PATCH, PATCH_SPAN
-from vision.training.photos import label_candidates
+from vision.training.photos import label_candidates, save_patches
 
 BENCH_SEED_START = 1_000_000    # seeds from here on are the benchmark's; training renders stay below
 _HAZARD_SETS = (frozenset(), frozenset(), frozenset(), frozenset({"hand"}), frozenset({"blurred"}),
@@ -83,9 +83,7 @@ def main(argv: list[str]) -> int:
     if args.first_seed + args.trays > BENCH_SEED_START:
         raise SystemExit(f"training seeds must stay below {BENCH_SEED_START} (the benchmark's)")
     data = extract(args.trays, args.first_seed, args.excape_faces)
-    np.savez_compressed(args.out, **data)
-    values, counts = np.unique(data["labels"], return_counts=True)
-    print(f"{len(data['labels'])} patches: " + ", ".join(f"{v}={c}" for v, c in zip(values, counts, strict=True)))
+    save_patches(args.out, data)
     return 0
 
 

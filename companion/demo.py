@@ -244,7 +244,11 @@ def main(argv: list[str]) -> int:
         if args.game == "mex":
             raise ConfigError("--goal is an Excape/Rapido option; Mex plays with lives (--lives)")
         options["goal"] = args.goal
-    gif = None if str(args.gif).lower() == "none" else Path(args.gif or f"out/demo-{args.game}.gif")
+    # No --gif: the default file; `--gif none`: no GIF at all.
+    if args.gif is None:
+        gif: Path | None = Path(f"out/demo-{args.game}.gif")
+    else:
+        gif = None if args.gif.lower() == "none" else Path(args.gif)
     result = play_demo(args.game, players, seed=args.seed, options=options, journal_dir=Path(args.journal), gif=gif)
     game = result.game
     outcome = f"{game.winner} wins" if game.over else "no winner (stopped by the safety limit)"

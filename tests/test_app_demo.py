@@ -47,6 +47,19 @@ def test_demo_cli_reports_where_things_went(tmp_path: Path, capsys: pytest.Captu
     assert "wins after" in out and str(tmp_path / "m.gif") in out and "table log:" in out
 
 
+def test_demo_without_gif_option_writes_the_default_gif_and_none_writes_no_gif(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the README's command writes out/demo-GAME.gif in the working directory
+    common = ["demo", "--game", "mex", "--players", "2", "--lives", "1", "--seed", "5", "--journal", "j"]
+    assert cli_main(common) == 0
+    assert (tmp_path / "out" / "demo-mex.gif").is_file()
+    assert "out/demo-mex.gif" in capsys.readouterr().out
+    (tmp_path / "out" / "demo-mex.gif").unlink()
+    assert cli_main([*common, "--gif", "none"]) == 0
+    assert not (tmp_path / "out" / "demo-mex.gif").exists()
+    assert "OLED frames" not in capsys.readouterr().out
+
+
 def test_demo_refuses_options_of_the_other_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["demo", "--game", "excape", "--lives", "3", "--gif", "none"]) == 2
     assert "--lives is a Mex option" in capsys.readouterr().err

@@ -57,24 +57,15 @@ class TrayWatcher:
     """
 
     def __init__(self, config: Config | None = None) -> None:
-        from vision.models import BUILTIN_MODELS
+        from vision.models import BUILTIN_MODELS, load_model
         from vision.motion import MotionTracker
 
         self.config = config or Config()
         self.tray = tuple(self.config.camera.tray) or None
         self.tracker = MotionTracker(still_frames=self.config.vision.still_frames, tray=self.tray)
         self._models = dict(BUILTIN_MODELS)
-        self._custom = self._load_custom(self.config.vision.model) if self.config.vision.model else None
+        self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
         self.reads = 0
-
-    @staticmethod
-    def _load_custom(path: str) -> Any:
-        from vision import models
-
-        loader = getattr(models, "load_model", None)
-        if loader is None:
-            raise ConfigError(f"[vision] model = {path!r}: this build cannot load taught models; leave it empty")
-        return loader(path)
 
     def model_for(self, game: str) -> Any:
         if self._custom is not None:

@@ -138,3 +138,13 @@ def test_every_screen_of_a_whole_game_is_legible(game: str, players: int, option
     assert result.game.over
     assert problems == []
     assert {"MessageView"} < kinds
+
+
+def test_a_missing_taught_model_in_the_config_is_a_clear_error(tmp_path: Path) -> None:
+    from companion.app import TrayWatcher
+    from companion.config import parse_config
+    from vision.models import ModelError
+
+    config = parse_config(f'[vision]\nmodel = "{tmp_path / "gone.json"}"\n')
+    with pytest.raises(ModelError, match=r"unknown die model .*gone\.json.*made by `dice-companion teach`"):
+        TrayWatcher(config)

@@ -45,7 +45,14 @@ from companion.rules import (
 from companion.rules.excape import ExcapeState
 from companion.rules.mex import MexState
 from companion.rules.setup import PLAYER_COUNTS
-from companion.rules.values import excape_display, excape_pair_value, mex_display, mex_value
+from companion.rules.values import (
+    EXCAPE_FACES,
+    MEX_FACES,
+    excape_display,
+    excape_pair_value,
+    mex_display,
+    mex_value,
+)
 
 log = logging.getLogger("companion.controller")
 
@@ -57,7 +64,7 @@ LIVES_CHOICES = (3, 6, 9, 12, 15, 20)
 GOAL_CHOICES = (11, 15, 21, 25, 31)
 MAX_MEX_PLAYERS = 8
 NOTICE_CHARS = screens.WIDTH // screens.glyph_size("small")[0]  # what fits on the bottom line
-FACES_BY_GAME = {"mex": ("1", "2", "3", "4", "5", "6"), "excape": ("1", "2", "3", "4", "5", "6", "7", "X")}
+FACES_BY_GAME = {"mex": MEX_FACES, "excape": EXCAPE_FACES}
 
 
 class ControllerError(DiceCompanionError):

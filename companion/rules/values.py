@@ -13,6 +13,8 @@ MEX_FACES = ("1", "2", "3", "4", "5", "6")
 # Excape's two custom dice: die A and die B share 1 2 3 X; 4 and 7 are only on A, 5 and 6 only on B.
 EXCAPE_DIE_A = ("1", "2", "3", "4", "7", "X")
 EXCAPE_DIE_B = ("1", "2", "3", "5", "6", "X")
+# Every face either Excape die can show, in the order a player cycles them when correcting a read.
+EXCAPE_FACES = tuple(sorted(set(EXCAPE_DIE_A) | set(EXCAPE_DIE_B), key=lambda face: (face == "X", face)))
 # Excape doubles that move the pawn at once, and by how much.
 EXCAPE_DOUBLE_STEPS = {"1": 1, "2": 2, "3": 3}
 

@@ -42,6 +42,7 @@ _HALF_AREA = 0.45           # a split is kept only if each part is at least this
 _SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
 _KMEANS_SAMPLE = 600        # points k-means fits its centres on
 _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled
+_SQUARE3 = np.ones((3, 3), np.uint8)
 
 
 class TrayRegionError(DiceCompanionError):
@@ -94,20 +95,20 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
                        interpolation=cv2.INTER_AREA)
     background = cv2.resize(cv2.medianBlur(small, _BG_MEDIAN), (half.shape[1], half.shape[0]),
                             interpolation=cv2.INTER_LINEAR)
-    # The opponent transform is linear, so the difference of colours can be transformed once.
-    diff = cv2.transform(cv2.subtract(half, background, dtype=cv2.CV_32F), _OPPONENT)
     # Contrast is relative: on a dark tray a black die differs by fewer grey levels than on a white one, so on
     # a tray darker than _BRIGHT_TRAY differences and edges count up to _MAX_GAIN times more.
     tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
     gain = float(np.clip(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0, _MAX_GAIN))
-    if gain > 1.0:
-        diff *= gain
-    lightness, red_green, yellow_blue = cv2.split(diff)
+    # The opponent transform is linear, so the difference of colours can be transformed once (gain folded in).
+    difference = cv2.subtract(half, background, dtype=cv2.CV_32F)
+    lightness = cv2.transform(difference, _OPPONENT[:1] * gain)
+    hue = cv2.transform(difference, _OPPONENT[1:] * gain)
+    hue_squared = cv2.transform(cv2.multiply(hue, hue), np.ones((1, 2), np.float32))
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
     darker = cv2.max(-lightness - _SHADOW_DEPTH, 0.0) * _SHADOW_WEIGHT
     lighter = cv2.max(lightness, 0.0) * _LIGHT_WEIGHT
-    dist = cv2.magnitude(cv2.max(darker, lighter), cv2.magnitude(red_green, yellow_blue))
-    colour = cv2.compare(dist, _COLOUR_THRESHOLD, cv2.CMP_GT)
+    shade = cv2.max(darker, lighter)
+    colour = cv2.compare(cv2.add(cv2.multiply(shade, shade), hue_squared), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
 
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
@@ -117,18 +118,38 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     # Edges alone are thin lines: close them so a die's outline and pips fill its face.
     edges = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     # Sobel responds a pixel beyond the outline: pull the closed edges back in so neighbours stay apart.
-    edges = cv2.erode(edges, np.ones((3, 3), np.uint8))
+    edges = cv2.erode(edges, _SQUARE3)
 
     mask = cv2.bitwise_or(colour, edges)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     # Tray walls and box rims are long straight strips that dice lean against: take them out so the dice
     # beside them stay separate blobs (no die row is _WALL_LENGTH px of solid foreground).
-    walls = cv2.bitwise_or(
-        cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (_WALL_LENGTH, 1))),
-        cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, _WALL_LENGTH))))
-    mask = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(walls, np.ones((3, 3), np.uint8))))
+    walls = _walls(mask)
+    if walls is not None:
+        mask = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(walls, _SQUARE3)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return _fill_small_holes(mask)
+
+
+def _walls(mask: np.ndarray) -> np.ndarray | None:
+    """The mask's straight runs of at least _WALL_LENGTH px along a row or a column, or None if it has none.
+
+    An opening by a line only ever keeps pixels of rows (columns) holding that many foreground pixels, and
+    treats each row (column) on its own: so only those rows (columns) are opened, with the same result.
+    """
+    walls = None
+    for axis, kernel in ((1, (_WALL_LENGTH, 1)), (0, (1, _WALL_LENGTH))):
+        lines = np.flatnonzero(np.count_nonzero(mask, axis=axis) >= _WALL_LENGTH)
+        if len(lines) == 0:
+            continue
+        line = cv2.getStructuringElement(cv2.MORPH_RECT, kernel)
+        if walls is None:
+            walls = np.zeros_like(mask)
+        if axis == 1:
+            walls[lines] = cv2.morphologyEx(np.ascontiguousarray(mask[lines]), cv2.MORPH_OPEN, line)
+        else:
+            walls[:, lines] |= cv2.morphologyEx(np.ascontiguousarray(mask[:, lines]), cv2.MORPH_OPEN, line)
+    return walls
 
 
 def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
@@ -143,28 +164,27 @@ def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
     return filled
 
 
-def _kmeans_parts(points: np.ndarray, k: int, iterations: int = 6) -> np.ndarray:
-    """Deterministic k-means on pixel coordinates (farthest-point start): a label per point.
+def _two_means_centres(points: np.ndarray, iterations: int = 6) -> np.ndarray:
+    """Deterministic 2-means on pixel coordinates (x, y): the two centres, shape (2, 2).
 
-    The centres are fitted on at most _KMEANS_SAMPLE evenly spaced points (plenty for a few dice); every point is
-    labelled by its nearest centre at the end.
+    The centres are fitted on at most _KMEANS_SAMPLE evenly spaced points (plenty for a few dice), starting from
+    the farthest-apart points; cv2.kmeans starting from those labels needs no random start.
     """
-    sample = points[::max(1, len(points) // _KMEANS_SAMPLE)]
+    sample = np.ascontiguousarray(points[::max(1, len(points) // _KMEANS_SAMPLE)])
     first = sample[np.argmax(((sample - sample.mean(axis=0)) ** 2).sum(axis=1))]
-    centres = [first]
-    nearest = ((sample - first) ** 2).sum(axis=1)
-    for _ in range(1, k):
-        nxt = sample[np.argmax(nearest)]
-        centres.append(nxt)
-        nearest = np.minimum(nearest, ((sample - nxt) ** 2).sum(axis=1))
-    c = np.array(centres, np.float32)
-    for _ in range(iterations):
-        labels = np.argmin(((sample[:, None, :] - c[None, :, :]) ** 2).sum(axis=2), axis=1)
-        counts = np.bincount(labels, minlength=k).astype(np.float32)
-        for axis in range(2):
-            sums = np.bincount(labels, weights=sample[:, axis], minlength=k)
-            c[:, axis] = np.where(counts > 0, sums / np.maximum(counts, 1), c[:, axis])
-    return np.argmin(((points[:, None, :] - c[None, :, :]) ** 2).sum(axis=2), axis=1)
+    second = sample[np.argmax(((sample - first) ** 2).sum(axis=1))]
+    labels = _nearer_second(sample, np.stack([first, second])).astype(np.int32).reshape(-1, 1)
+    _, _, centres = cv2.kmeans(sample, 2, labels, (cv2.TERM_CRITERIA_MAX_ITER, iterations, 0), 1,
+                               cv2.KMEANS_USE_INITIAL_LABELS)
+    return centres
+
+
+def _nearer_second(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """True where a point (x, y) is strictly nearer the second centre than the first (ties go to the first):
+    with two centres the nearest one is a half-plane test, one vectorised expression."""
+    direction = centres[1] - centres[0]
+    bound = float((centres[1] ** 2).sum() - (centres[0] ** 2).sum()) / 2
+    return points @ direction > bound
 
 
 def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
@@ -186,17 +206,18 @@ def _split_in_two(blob: np.ndarray, die_area: float) -> list[np.ndarray]:
     """The blob's two halves by 2-means on its pixels, or [] when it looks like one die or a half is too small."""
     if not _looks_like_several(blob, die_area):
         return []
-    ys, xs = np.nonzero(blob)
-    points = np.stack([xs, ys], axis=1).astype(np.float32)
-    labels = _kmeans_parts(points, 2)
+    points = cv2.findNonZero(blob).reshape(-1, 2).astype(np.float32)
+    centres = _two_means_centres(points)
+    # Label the whole box at once: every pixel's side of the line halfway between the centres.
+    h, w = blob.shape
+    grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)), axis=-1)
+    plane = _nearer_second(grid, centres)
+    second = np.where(plane, blob, 0).astype(np.uint8)
     parts = []
-    for j in range(2):
-        part = np.zeros_like(blob)
-        part[ys[labels == j], xs[labels == j]] = 255
+    for part in (cv2.subtract(blob, second), second):
         # The cut between two dice leaves thin bridges: open before judging and splitting further.
-        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        parts.append(part)
-    if min(np.count_nonzero(p) for p in parts) < _HALF_AREA * die_area:
+        parts.append(cv2.morphologyEx(part, cv2.MORPH_OPEN, _SQUARE3))
+    if min(cv2.countNonZero(p) for p in parts) < _HALF_AREA * die_area:
         return []
     return parts
 
@@ -226,14 +247,12 @@ def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarra
 
 def _typical_die_area(stats: np.ndarray) -> float:
     """The area of one die in this frame: the median of the blobs shaped like a single die."""
-    singles = []
-    for _x, _y, w, h, area in stats[1:]:
-        side = max(w, h)
-        if 1.5 * _MIN_SIDE <= side <= _MAX_SIDE and min(w, h) / side > 0.7 and area / (w * h) > 0.6:
-            singles.append(area)
-    if len(singles) >= 1:
+    w, h, area = (stats[1:, k].astype(np.float32) for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
+    side = np.maximum(w, h)
+    single = (side >= 1.5 * _MIN_SIDE) & (side <= _MAX_SIDE) & (np.minimum(w, h) > 0.7 * side) & (area > 0.6 * w * h)
+    if single.any():
         # A little above the median: dice cut by a wall or a shadow edge are smaller, never larger.
-        return float(np.percentile(singles, 60))
+        return float(np.percentile(area[single], 60))
     return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9
 
 
@@ -274,7 +293,8 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
     """Blobs that may be dice in a work-size BGR frame, restricted to the tray region (x, y, w, h) if given."""
     region = _tray_mask(image.shape[:2], tray)
     mask = cv2.bitwise_and(foreground_mask(image), region)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # BBDT: the same components as the default labelling, with stats at a third of its cost.
+    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
     die_area = _typical_die_area(stats)
     blobs: list[Blob] = []
     for i in range(1, count):

@@ -14,6 +14,7 @@ and candidates are given back in work pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -58,11 +59,11 @@ class Candidate:
     fill: float                                                      # blob area / rect area
     touches_edge: bool                                               # the blob meets the frame or tray edge
 
-    @property
+    @cached_property
     def side(self) -> float:
         return float(np.sqrt(self.rect[1][0] * self.rect[1][1]))
 
-    @property
+    @cached_property
     def squareness(self) -> float:
         w, h = self.rect[1]
         return float(min(w, h) / max(w, h, 1e-6))
@@ -100,14 +101,14 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
     gain = float(np.clip(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0, _MAX_GAIN))
     # The opponent transform is linear, so the difference of colours can be transformed once (gain folded in).
-    difference = cv2.subtract(half, background, dtype=cv2.CV_32F)
-    lightness = cv2.transform(difference, _OPPONENT[:1] * gain)
-    hue = cv2.transform(difference, _OPPONENT[1:] * gain)
-    hue_squared = cv2.transform(cv2.multiply(hue, hue), np.ones((1, 2), np.float32))
+    # (OpenCV's 3x3 transform and extractChannel are vectorised; split and 2- or 1-row transforms are not.)
+    opponent = cv2.transform(cv2.subtract(half, background, dtype=cv2.CV_32F), _OPPONENT * gain)
+    lightness = cv2.extractChannel(opponent, 0)
+    hue_squared = cv2.transform(cv2.multiply(opponent, opponent), np.array([[0.0, 1.0, 1.0]], np.float32))
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
-    darker = cv2.max(-lightness - _SHADOW_DEPTH, 0.0) * _SHADOW_WEIGHT
-    lighter = cv2.max(lightness, 0.0) * _LIGHT_WEIGHT
-    shade = cv2.max(darker, lighter)
+    darker = cv2.addWeighted(lightness, -_SHADOW_WEIGHT, lightness, 0.0, -_SHADOW_DEPTH * _SHADOW_WEIGHT)
+    lighter = cv2.multiply(lightness, _LIGHT_WEIGHT)
+    shade = cv2.max(cv2.max(darker, lighter), 0.0)
     colour = cv2.compare(cv2.add(cv2.multiply(shade, shade), hue_squared), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
 
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
@@ -139,7 +140,8 @@ def _walls(mask: np.ndarray) -> np.ndarray | None:
     """
     walls = None
     for axis, kernel in ((1, (_WALL_LENGTH, 1)), (0, (1, _WALL_LENGTH))):
-        lines = np.flatnonzero(np.count_nonzero(mask, axis=axis) >= _WALL_LENGTH)
+        counts = cv2.reduce(mask, axis, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
+        lines = np.flatnonzero(counts >= 255 * _WALL_LENGTH)
         if len(lines) == 0:
             continue
         line = cv2.getStructuringElement(cv2.MORPH_RECT, kernel)

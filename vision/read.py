@@ -58,25 +58,40 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     return image
 
 
-def _isotropy(crop: np.ndarray) -> float:
-    """How evenly the crop's edges point in all directions, 0..1 (the structure tensor's eigenvalue ratio).
+def _gray_stack(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The crops' gray levels (N, h, w) and their x and y Sobel and Laplacian responses, each crop on its own.
+
+    The crops are filtered in one call as a single tall image, each padded by its own mirrored border (what
+    OpenCV does at an image edge), so no 3x3 filter reaches into the neighbouring crop.
+    """
+    n, h, w = crops.shape[:3]
+    gray = cv2.cvtColor(crops.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY).reshape(n, h, w).astype(np.float32)
+    tall = np.pad(gray, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(n * (h + 2), w + 2)
+
+    def inner(filtered: np.ndarray) -> np.ndarray:
+        return filtered.reshape(n, h + 2, w + 2)[:, 1:-1, 1:-1]
+
+    return (gray, inner(cv2.Sobel(tall, cv2.CV_32F, 1, 0)), inner(cv2.Sobel(tall, cv2.CV_32F, 0, 1)),
+            inner(cv2.Laplacian(tall, cv2.CV_32F)))
+
+
+def _isotropy(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    """How evenly each crop's edges point in all directions, 0..1 (the structure tensor's eigenvalue ratio),
+    from the crops' Sobel responses (N, h, w).
 
     A die at rest has edges both ways (its outline, round pips); motion smears away the edges along the motion,
     whatever the die's colour or contrast.
     """
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0)
-    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1)
-    xx, yy, xy = float((gx * gx).sum()), float((gy * gy).sum()), float((gx * gy).sum())
+    xx, yy, xy = ((a * b).sum(axis=(1, 2), dtype=np.float64) for a, b in ((gx, gx), (gy, gy), (gx, gy)))
     spread = np.hypot((xx - yy) / 2, xy)
     largest, smallest = (xx + yy) / 2 + spread, (xx + yy) / 2 - spread
-    return smallest / largest if largest > 0 else 1.0
+    return np.where(largest > 0, smallest / np.where(largest > 0, largest, 1.0), 1.0)
 
 
-def _sharpness(crop: np.ndarray) -> float:
-    """Fine detail relative to contrast (Laplacian variance / gray variance): low when out of focus."""
-    gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    return float(cv2.Laplacian(gray, cv2.CV_32F).var() / (gray.var() + 25.0))
+def _sharpness(gray: np.ndarray, laplacian: np.ndarray) -> np.ndarray:
+    """Fine detail relative to contrast (Laplacian variance / gray variance) of each crop: low when out of
+    focus."""
+    return laplacian.var(axis=(1, 2)) / (gray.var(axis=(1, 2)) + 25.0)
 
 
 def _overlap(a: Candidate, b: Candidate) -> float:
@@ -91,12 +106,29 @@ def _overlap(a: Candidate, b: Candidate) -> float:
     return shared / max(min(a.rect[1][0] * a.rect[1][1], b.rect[1][0] * b.rect[1][1]), 1.0)
 
 
-def _doubt(die: _Die, others: list[_Die], median_side: float, median_sharpness: float) -> str | None:
+def _overlapping(dice: list[_Die]) -> set[int]:
+    """Indices of the dice whose turned rects overlap another's by more than OVERLAP_FRACTION.
+
+    Only pairs near enough to touch are intersected (0.75 > half the diagonal of a square, relative to its
+    side), found for all pairs at once."""
+    if len(dice) < 2:
+        return set()
+    centres = np.array([d.candidate.rect[0] for d in dice])
+    sides = np.array([d.candidate.side for d in dice])
+    reach = (sides[:, None] + sides[None, :]) * 0.75
+    near = (np.abs(centres[:, None, :] - centres[None, :, :]) <= reach[..., None]).all(axis=2)
+    overlapping = set()
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        if _overlap(dice[i].candidate, dice[j].candidate) > OVERLAP_FRACTION:
+            overlapping.update((int(i), int(j)))
+    return overlapping
+
+
+def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
     c = die.candidate
     if c.touches_edge:
         return "cut by the frame edge"
-    if c.side > STACKED_SIZE_RATIO * median_side or any(
-            _overlap(c, o.candidate) > OVERLAP_FRACTION for o in others if o is not die):
+    if c.side > STACKED_SIZE_RATIO * median_side or overlaps_another:
         return "stacked"
     if die.guess.tilted:
         # Not lying flat: resting on another die shows as a bigger blob (two dice), leaning as a single one.
@@ -187,10 +219,10 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     second = guesses([first.take(again), *(look(crops[again], turns) for turns in SECOND_LOOKS)], model) \
         if again else []
     final = dict(zip(again, second, strict=True))
-    dice = []
-    for d in kept:
-        i = index[id(d.candidate)]
-        dice.append(_Die(d.candidate, final.get(i, d.guess), _sharpness(crops[i]), _isotropy(crops[i])))
+    kept_crops = [index[id(d.candidate)] for d in kept]
+    gray, gx, gy, laplacian = _gray_stack(crops[kept_crops])
+    dice = [_Die(d.candidate, final.get(i, d.guess), float(sharp), float(iso)) for d, i, sharp, iso
+            in zip(kept, kept_crops, _sharpness(gray, laplacian), _isotropy(gx, gy), strict=True)]
     return [d for d in dice if _counts_as_die(d)]
 
 
@@ -216,8 +248,9 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     if dice:
         median_side = float(np.median([d.candidate.side for d in dice]))
         median_sharpness = float(np.median([d.sharpness for d in dice]))
-        for die in dice:
-            reason = _doubt(die, dice, median_side, median_sharpness)
+        overlapping = _overlapping(dice)
+        for k, die in enumerate(dice):
+            reason = _doubt(die, k in overlapping, median_side, median_sharpness)
             x, y, bw, bh = die.candidate.box
             box = (round(x / scale), round(y / scale), round(bw / scale), round(bh / scale))
             if die.guess.appearance is None:     # a cut die the classifier could not call a die at all

@@ -3,8 +3,9 @@
 The tray is whatever most of the frame looks like locally, so the background is estimated by a wide median on a
 downscaled copy (dice cover a small part of any window that wide). A pixel is foreground when its colour differs
 from that background or when it sits among strong local edges (pips and die outlines, which also catch white dice
-on a white tray). Long straight strips (tray walls) are removed. Touching dice are split by repeated 2-means on
-the blob's pixels while it looks like more than one die. What comes out are *candidates*: the face classifier
+on a white tray). Long straight strips (tray walls) are removed. Touching dice are split in two, again and again
+while a part looks like more than one die: k-means clusters the blob's pixels into as many dice as its area
+holds and the cut falls between clusters. What comes out are *candidates*: the face classifier
 (vision.recognise) has a "not a die" class that rejects tray marks and clutter.
 
 Frames come at WORK_WIDTH pixels wide (the caller scales them); the mask is found at half that size, for speed,
@@ -33,6 +34,7 @@ _MAX_GAIN = 3.0             # ... darker ones have their contrasts scaled up, at
 _EDGE_THRESHOLD = 60.0      # Sobel magnitude of the gray image that marks a die's outline or pips
 # Sizes below are in mask pixels (half the work size).
 _MIN_SIDE, _MAX_SIDE = 7.0, 45.0    # plausible die side (real dice are 21-69 px at work size)
+_HULL_SIDE, _HULL_SQUARENESS = 30.0, 0.7   # a blob at most this long and this square is filled to its hull
 _WALL_LENGTH = 90           # foreground this long and straight (4+ dice) is a tray wall, not dice
 _DEFAULT_SIDE = 19.0        # die side assumed when no blob in the frame looks like a single die
 _SEVERAL_AREA = 1.7         # a blob this many typical dice big holds more than one die
@@ -41,7 +43,9 @@ _SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorl
 _PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big
 _HALF_AREA = 0.45           # a split is kept only if each part is at least this much of a typical die
 _SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
-_KMEANS_SAMPLE = 600        # points k-means fits its centres on
+_MAX_DICE_PER_BLOB = 16
+_COUNTING_SINGLES = 3       # single dice the die area must be measured on to count the dice in a blob by area
+_KMEANS_SAMPLE = 600        # points k-means fits its centres on (plenty for a few dice)
 _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
@@ -155,70 +159,96 @@ def _walls(mask: np.ndarray) -> np.ndarray | None:
 
 
 def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
-    """Fill die-sized holes (a pale face inside its outline), never a whole tray inside its rim."""
+    """Fill die-sized holes (a pale face inside its outline), never a whole tray inside its rim; and fill a lone
+    die-sized, squarish blob to its convex hull (dice are convex: a pale die on a pale tray shows as a broken
+    ring or a C of outline, symbol and shaded sides)."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return mask
     filled = mask.copy()
-    holes = [c for c, h in zip(contours, hierarchy[0], strict=True)
-             if h[3] >= 0 and cv2.contourArea(c) < _MAX_SIDE * _MAX_SIDE]
-    cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
+    fills = []
+    for contour, (_, _, _, parent) in zip(contours, hierarchy[0], strict=True):
+        if parent >= 0:
+            if cv2.contourArea(contour) < _MAX_SIDE * _MAX_SIDE:
+                fills.append(contour)
+            continue
+        (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+        if max(rw, rh) <= _HULL_SIDE and min(rw, rh) >= _HULL_SQUARENESS * max(rw, rh):
+            fills.append(cv2.convexHull(contour))
+    cv2.drawContours(filled, fills, -1, 255, thickness=cv2.FILLED)
     return filled
 
 
-def _two_means_centres(points: np.ndarray, iterations: int = 6) -> np.ndarray:
-    """Deterministic 2-means on pixel coordinates (x, y): the two centres, shape (2, 2).
+def _k_means_centres(points: np.ndarray, k: int, iterations: int = 6) -> np.ndarray:
+    """Deterministic k-means on pixel coordinates (x, y): the k centres, shape (k, 2).
 
     The centres are fitted on at most _KMEANS_SAMPLE evenly spaced points (plenty for a few dice), starting from
-    the farthest-apart points; cv2.kmeans starting from those labels needs no random start.
+    farthest points (each the sample point farthest from those chosen before, the first the farthest from the
+    mean); cv2.kmeans starting from those labels needs no random start.
     """
     sample = np.ascontiguousarray(points[::max(1, len(points) // _KMEANS_SAMPLE)])
-    first = sample[np.argmax(((sample - sample.mean(axis=0)) ** 2).sum(axis=1))]
-    second = sample[np.argmax(((sample - first) ** 2).sum(axis=1))]
-    labels = _nearer_second(sample, np.stack([first, second])).astype(np.int32).reshape(-1, 1)
-    _, _, centres = cv2.kmeans(sample, 2, labels, (cv2.TERM_CRITERIA_MAX_ITER, iterations, 0), 1,
+    nearest = ((sample - sample.mean(axis=0)) ** 2).sum(axis=1)
+    starts = []
+    for _ in range(k):
+        starts.append(sample[np.argmax(nearest)])
+        nearest = np.minimum(nearest, ((sample - starts[-1]) ** 2).sum(axis=1)) if starts[1:] else \
+            ((sample - starts[-1]) ** 2).sum(axis=1)
+    labels = _nearest_centre(sample, np.stack(starts)).astype(np.int32).reshape(-1, 1)
+    _, _, centres = cv2.kmeans(sample, k, labels, (cv2.TERM_CRITERIA_MAX_ITER, iterations, 0), 1,
                                cv2.KMEANS_USE_INITIAL_LABELS)
     return centres
 
 
-def _nearer_second(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """True where a point (x, y) is strictly nearer the second centre than the first (ties go to the first):
-    with two centres the nearest one is a half-plane test, one vectorised expression."""
-    direction = centres[1] - centres[0]
-    bound = float((centres[1] ** 2).sum() - (centres[0] ** 2).sum()) / 2
-    return points @ direction > bound
+def _nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """The index of the nearest centre for every point (..., 2) (ties go to the earlier centre)."""
+    return np.argmin(((points[..., None, :] - centres) ** 2).sum(axis=-1), axis=-1)
 
 
-def _looks_like_several(blob: np.ndarray, die_area: float) -> bool:
-    """A blob is several dice when it is long, L-shaped/ragged, or much bigger than one die."""
+def _length_if_several(blob: np.ndarray, die_area: float) -> float | None:
+    """The blob's length in widths (of its min-area rect) when it looks like several dice (long, L-shaped or
+    ragged, or much bigger than one die), else None."""
     area = float(np.count_nonzero(blob))
     if area <= _PAIR_AREA * die_area:
-        return False
+        return None
     contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
-        return False
+        return None
     (_, _), (rw, rh), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
     aspect = max(rw, rh) / max(min(rw, rh), 1.0)
     fill = area / max(rw * rh, 1.0)
-    return area > _SEVERAL_AREA * die_area or (area > _PAIR_AREA * die_area and (
-        aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL))
+    several = area > _SEVERAL_AREA * die_area or aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL
+    return aspect if several else None
 
 
-def _split_in_two(blob: np.ndarray, die_area: float) -> list[np.ndarray]:
-    """The blob's two halves by 2-means on its pixels, or [] when it looks like one die or a half is too small."""
-    if not _looks_like_several(blob, die_area):
+def _split(blob: np.ndarray, die_area: float, area_counts_dice: bool) -> list[np.ndarray]:
+    """The blob's two parts, or [] when it looks like one die or a part is too small.
+
+    The pixels are clustered into as many dice as the blob holds, and the clusters shared out in two groups
+    along the blob's length (so a row of three dice is cut between dice, not through the middle one). The blob
+    holds as many dice as its area says when the die area was measured on enough single dice
+    (area_counts_dice); else no more than it is long in widths (a guessed area miscounts).
+    """
+    length = _length_if_several(blob, die_area)
+    if length is None:
         return []
     points = cv2.findNonZero(blob).reshape(-1, 2).astype(np.float32)
-    centres = _two_means_centres(points)
-    # Label the whole box at once: every pixel's side of the line halfway between the centres.
+    by_area = round(len(points) / die_area)
+    dice = int(np.clip(by_area if area_counts_dice else min(by_area, round(length)), 2, _MAX_DICE_PER_BLOB))
+    centres = _k_means_centres(points, dice)
+    group = np.zeros(dice, bool)
+    if dice == 2:
+        group[1] = True
+    else:
+        # Along the blob's length (its principal axis): the first half of the clusters, and the rest.
+        _, axes = cv2.PCACompute(points, mean=None, maxComponents=1)
+        group[np.argsort(centres @ axes[0])[dice // 2:]] = True
     h, w = blob.shape
     grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)), axis=-1)
-    plane = _nearer_second(grid, centres)
-    second = np.where(plane, blob, 0).astype(np.uint8)
+    second = group[_nearest_centre(grid, centres)]     # every pixel of the box at once
     parts = []
-    for part in (cv2.subtract(blob, second), second):
+    for side in (~second, second):
         # The cut between two dice leaves thin bridges: open before judging and splitting further.
-        parts.append(cv2.morphologyEx(part, cv2.MORPH_OPEN, _SQUARE3))
+        parts.append(cv2.morphologyEx(np.where(side, blob, 0).astype(np.uint8), cv2.MORPH_OPEN, _SQUARE3))
     if min(cv2.countNonZero(p) for p in parts) < _HALF_AREA * die_area:
         return []
     return parts
@@ -247,15 +277,16 @@ def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarra
                      fill=float(fill), touches_edge=touches)
 
 
-def _typical_die_area(stats: np.ndarray) -> float:
-    """The area of one die in this frame: the median of the blobs shaped like a single die."""
+def _typical_die_area(stats: np.ndarray) -> tuple[float, int]:
+    """The area of one die in this frame, the median of the blobs shaped like a single die, and how many blobs
+    it was measured on (0: none looks like a single die, the area is a guess)."""
     w, h, area = (stats[1:, k].astype(np.float32) for k in (cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT, cv2.CC_STAT_AREA))
     side = np.maximum(w, h)
     single = (side >= 1.5 * _MIN_SIDE) & (side <= _MAX_SIDE) & (np.minimum(w, h) > 0.7 * side) & (area > 0.6 * w * h)
     if single.any():
         # A little above the median: dice cut by a wall or a shadow edge are smaller, never larger.
-        return float(np.percentile(area[single], 60))
-    return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9
+        return float(np.percentile(area[single], 60)), int(np.count_nonzero(single))
+    return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9, 0
 
 
 @dataclass(frozen=True)
@@ -283,12 +314,13 @@ class Blob:
 
 
 def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, die_area: float,
-               depth: int = 0) -> Blob:
+               area_counts_dice: bool, depth: int = 0) -> Blob:
     whole = _candidate_from(mask, offset, region)
     if whole is not None and whole.fill < _MIN_FILL:
         whole = None
-    halves = _split_in_two(mask, die_area) if depth < _SPLIT_DEPTH else []
-    return Blob(whole, tuple(_blob_tree(h, offset, region, die_area, depth + 1) for h in halves))
+    parts = _split(mask, die_area, area_counts_dice) if depth < _SPLIT_DEPTH else []
+    return Blob(whole, tuple(_blob_tree(p, offset, region, die_area, area_counts_dice, depth + 1)
+                             for p in parts))
 
 
 def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Blob]:
@@ -297,7 +329,8 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
     mask = cv2.bitwise_and(foreground_mask(image), region)
     # BBDT: the same components as the default labelling, with stats at a third of its cost.
     count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
-    die_area = _typical_die_area(stats)
+    die_area, singles = _typical_die_area(stats)
+    area_counts_dice = singles >= _COUNTING_SINGLES
     blobs: list[Blob] = []
     for i in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -305,7 +338,8 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
             continue
         if area > 14 * die_area and max(w, h) > 4 * _MAX_SIDE:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
-        blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area)
+        blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area,
+                          area_counts_dice)
         if blob.candidates:
             blobs.append(blob)
     return blobs

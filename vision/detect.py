@@ -139,8 +139,9 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
 def _walls(mask: np.ndarray) -> np.ndarray | None:
     """The mask's straight runs of at least _WALL_LENGTH px along a row or a column, or None if it has none.
 
-    An opening by a line only ever keeps pixels of rows (columns) holding that many foreground pixels, and
-    treats each row (column) on its own: so only those rows (columns) are opened, with the same result.
+    The frame edge does not lengthen a run (OpenCV's default border would count it as foreground, and took a
+    column of dice at the frame edge for a wall). An opening by a line only ever keeps pixels of rows (columns)
+    holding that many foreground pixels and treats each row (column) on its own: so only those are opened.
     """
     walls = None
     for axis, kernel in ((1, (_WALL_LENGTH, 1)), (0, (1, _WALL_LENGTH))):
@@ -152,10 +153,15 @@ def _walls(mask: np.ndarray) -> np.ndarray | None:
         if walls is None:
             walls = np.zeros_like(mask)
         if axis == 1:
-            walls[lines] = cv2.morphologyEx(np.ascontiguousarray(mask[lines]), cv2.MORPH_OPEN, line)
+            walls[lines] = _open_inside(np.ascontiguousarray(mask[lines]), line)
         else:
-            walls[:, lines] |= cv2.morphologyEx(np.ascontiguousarray(mask[:, lines]), cv2.MORPH_OPEN, line)
+            walls[:, lines] |= _open_inside(np.ascontiguousarray(mask[:, lines]), line)
     return walls
+
+
+def _open_inside(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """Morphological opening with nothing outside the mask (no run is lengthened by the edge)."""
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def _fill_small_holes(mask: np.ndarray) -> np.ndarray:

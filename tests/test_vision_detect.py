@@ -51,9 +51,12 @@ def test_a_lone_die_on_a_virtual_tray_is_one_unsplit_candidate_at_its_centre(see
 @pytest.mark.parametrize("seed", [400135, 400164, 400202])
 def test_two_touching_dice_on_a_virtual_tray_split_into_two_candidates_at_their_centres(seed: int) -> None:
     rendered = render_tray(seed, D6, n_dice=2, size=(640, 480))
-    blobs = find_blobs(rendered.image)
-    assert len(blobs) == 1 and len(blobs[0].parts) == 2      # one blob: the dice touch
-    candidates = find_candidates(rendered.image)
+    # Tray marks may be blobs too (the classifier rejects them): the pair's blob holds both dice (they touch).
+    pair = [blob for blob in find_blobs(rendered.image)
+            if all(_near([blob.whole] if blob.whole else blob.default, die.centre, die.size)
+                   for die in rendered.dice)]
+    assert len(pair) == 1 and len(pair[0].parts) == 2
+    candidates = pair[0].default
     assert len(candidates) == 2
     for die in rendered.dice:
         assert _near(candidates, die.centre, 0.25 * die.size)

@@ -50,6 +50,9 @@ _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-
 _SQUARE3 = np.ones((3, 3), np.uint8)
 
 
+_Rect = tuple[tuple[float, float], tuple[float, float], float]     # cv2.minAreaRect: centre, size, angle
+
+
 class TrayRegionError(DiceCompanionError):
     """The calibrated tray region does not fit the frame."""
 
@@ -220,23 +223,20 @@ def _nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return np.argmin((centres * centres).sum(axis=1) - 2 * points @ centres.T, axis=1)
 
 
-def _length_if_several(blob: np.ndarray, die_area: float) -> float | None:
+def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float | None:
     """The blob's length in widths (of its min-area rect) when it looks like several dice (long, L-shaped or
     ragged, or much bigger than one die), else None."""
-    area = float(np.count_nonzero(blob))
+    area = float(cv2.countNonZero(blob))
     if area <= _PAIR_AREA * die_area:
         return None
-    contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    (_, _), (rw, rh), _ = cv2.minAreaRect(max(contours, key=cv2.contourArea))
+    (_, _), (rw, rh), _ = rect
     aspect = max(rw, rh) / max(min(rw, rh), 1.0)
     fill = area / max(rw * rh, 1.0)
     several = area > _SEVERAL_AREA * die_area or aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL
     return aspect if several else None
 
 
-def _split(blob: np.ndarray, die_area: float, area_counts_dice: bool) -> list[np.ndarray]:
+def _split(blob: np.ndarray, rect: _Rect, die_area: float, area_counts_dice: bool) -> list[np.ndarray]:
     """The blob's two parts, or [] when it looks like one die or a part is too small.
 
     The pixels are clustered into as many dice as the blob holds, and the clusters shared out in two groups
@@ -244,7 +244,7 @@ def _split(blob: np.ndarray, die_area: float, area_counts_dice: bool) -> list[np
     holds as many dice as its area says when the die area was measured on enough single dice
     (area_counts_dice); else no more than it is long in widths (a guessed area miscounts).
     """
-    length = _length_if_several(blob, die_area)
+    length = _length_if_several(blob, rect, die_area)
     if length is None:
         return []
     points = cv2.findNonZero(blob).reshape(-1, 2).astype(np.float32)
@@ -270,13 +270,16 @@ def _split(blob: np.ndarray, die_area: float, area_counts_dice: bool) -> list[np
     return parts
 
 
-def _candidate_from(part: np.ndarray, offset: tuple[int, int], region: np.ndarray) -> Candidate | None:
+def _outline(part: np.ndarray) -> np.ndarray | None:
+    """The outer contour of the part's largest piece (None if the part is empty)."""
     contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    contour = max(contours, key=cv2.contourArea)
+    return max(contours, key=cv2.contourArea) if contours else None
+
+
+def _candidate_from(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], region: np.ndarray
+                    ) -> Candidate | None:
     area = cv2.contourArea(cv2.convexHull(contour))  # a die seen as an open ring of edges still fills its rect
-    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    (cx, cy), (rw, rh), angle = rect
     if min(rw, rh) < _MIN_SIDE * 0.8 or max(rw, rh) > _MAX_SIDE * 1.5:
         return None
     fill = area / max(rw * rh, 1.0)
@@ -331,10 +334,14 @@ class Blob:
 
 def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, die_area: float,
                area_counts_dice: bool, depth: int = 0) -> Blob:
-    whole = _candidate_from(mask, offset, region)
+    outline = _outline(mask)
+    if outline is None:
+        return Blob(None)
+    rect = cv2.minAreaRect(outline)
+    whole = _candidate_from(outline, rect, offset, region)
     if whole is not None and whole.fill < _MIN_FILL:
         whole = None
-    parts = _split(mask, die_area, area_counts_dice) if depth < _SPLIT_DEPTH else []
+    parts = _split(mask, rect, die_area, area_counts_dice) if depth < _SPLIT_DEPTH else []
     return Blob(whole, tuple(_blob_tree(p, offset, region, die_area, area_counts_dice, depth + 1)
                              for p in parts))
 

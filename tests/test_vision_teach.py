@@ -11,6 +11,7 @@ import pytest
 from vision import cli, teach
 from vision.models import DieKind, DieModel, Face, load_model
 from vision.read import read_tray
+from vision.recognise import TEMPLATE_FORMAT, TEMPLATE_SIZE
 from vision.training.photos import match_boxes
 from vision.virtual_tray import empty_tray, render_tray
 
@@ -34,7 +35,9 @@ def test_taught_model_has_every_face_with_its_looks(taught: DieModel) -> None:
     assert taught.labels == tuple(LABELS)
     for face in taught.faces:
         assert face.appearance == f"taught:{face.label}"
-        assert len(taught.looks[face.appearance]) >= 4 * 3    # every die of every shot, four quarter turns
+        looks = taught.looks[face.appearance]
+        assert 4 <= len(looks) <= 6       # the whole dice of the 3 shots of 2 dice (a die lying against one other
+        assert {len(look) for look in looks} == {TEMPLATE_SIZE ** 2}    # may not be kept): grey crops
 
 
 def _sure_right(model: DieModel, seeds: range) -> tuple[int, int]:
@@ -56,7 +59,7 @@ def _sure_right(model: DieModel, seeds: range) -> tuple[int, int]:
 
 def test_taught_die_is_never_silently_wrong_on_new_throws(taught: DieModel) -> None:
     sure_right, total = _sure_right(taught, range(300, 306))
-    assert sure_right >= 1 and total == 18
+    assert total == 18 and sure_right >= 0.6 * total
 
 
 def test_taught_die_reads_back_the_throws_it_was_taught_from() -> None:
@@ -106,14 +109,11 @@ def test_teach_errors_say_what_to_do(tmp_path: Path) -> None:
         teach.main([str(tmp_path / "m.json"), "--face", "A", str(tmp_path / "none.png"), "--face", "B", "y.png"])
 
 
-def test_a_model_taught_with_other_weights_is_refused_not_misread(tmp_path):
+def test_a_model_whose_looks_this_reader_cannot_compare_is_refused_not_misread(tmp_path):
     import dataclasses
 
-    import numpy as np
-    import pytest
-
-    from vision.models import D6, DieKind, DieModel, Face, ModelError, load_model, save_model
-    from vision.recognise import read_faces
+    from vision.models import D6, ModelError, load_model, save_model
+    from vision.read import read_tray
 
     faces = (Face("A", "taught:A"), Face("B", "taught:B"))
     looks = {"taught:A": ((1.0,) * 64,), "taught:B": ((0.5,) * 64,)}
@@ -122,10 +122,12 @@ def test_a_model_taught_with_other_weights_is_refused_not_misread(tmp_path):
     save_model(stale, path)
     loaded = load_model(path)
     assert loaded.embedder == "faces-0000000000000000"
-    crops = np.zeros((1, 28, 28, 3), np.uint8)
-    with pytest.raises(ModelError, match=r"taught with other classifier weights.*teach the die again"):
-        read_faces(crops, loaded)
-    unrecorded = dataclasses.replace(stale, embedder="")
+    frame = render_tray(7, CARD_DIE, faces=["A"], **LOOK).image
+    with pytest.raises(ModelError, match=r"taught by an older version of the reader.*teach the die again"):
+        read_tray(frame, loaded)
     with pytest.raises(ModelError, match="unrecorded"):
-        read_faces(crops, unrecorded)
-    assert read_faces(crops, D6)  # built-in models need no fingerprint
+        read_tray(frame, dataclasses.replace(stale, embedder=""))
+    wrong_size = dataclasses.replace(stale, embedder=TEMPLATE_FORMAT)
+    with pytest.raises(ModelError, match=rf"not {TEMPLATE_SIZE}x{TEMPLATE_SIZE} crops"):
+        read_tray(frame, wrong_size)
+    assert read_tray(frame, D6).dice  # built-in models need no taught looks

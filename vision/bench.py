@@ -2,9 +2,11 @@
 
 Accuracy sets: the real photos' test split (../shared/data/tray-d6-photos, never used for training or tuning)
 and virtual-tray renders of `d6` and `excape` from seeds the training never used (BENCH_SEED_START on), with no
-hazards (every die should be read). A die counts as found when a reading's box overlaps its labelled box
-(IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure and
-the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
+hazards (every die should be read), and of a card-letter die that `teach` learned from three virtual shots a face
+(seeds just below BENCH_SEED_START, which the training never reaches either), read on new throws. A die counts as
+found when a reading's box overlaps its labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure
+and the right face; silently wrong = sure and the wrong face; flagged unsure = found but not sure; false dice =
+readings that match no die.
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
@@ -84,14 +86,36 @@ def real_photos(root: Path) -> Iterator[tuple[str, np.ndarray, list[tuple[str, t
         yield photo.path.name, photo.load(), [(d.label, d.box) for d in photo.dice]
 
 
-def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480)
+def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480), **look: str
                   ) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
     from vision.virtual_tray import render_tray
 
     for k in range(count):
         seed = BENCH_SEED_START + k
-        rendered = render_tray(seed, model, size=size)
+        rendered = render_tray(seed, model, size=size, **look)
         yield f"seed {seed}", rendered.image, [(d.label, d.box) for d in rendered.dice]
+
+
+# A user's own die for the "taught" row: four faces printed with card letters, taught from TAUGHT_SHOTS shots of
+# two dice per face (as `dice-companion teach` would be given), then read on new throws of the same die.
+TAUGHT_LABELS = ("A", "K", "Q", "J")
+TAUGHT_SHOTS = 3
+# One user's die in one user's tray under one camera: its colours and size stay; where it lands, the light, blur
+# and noise change.
+TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die_size": (34.0, 42.0)}
+
+
+def taught_die() -> tuple[DieModel, DieModel]:
+    """The card die as the renderer draws it, and the model `teach` learns from its shots."""
+    from vision.models import DieKind, Face
+    from vision.teach import teach_model
+    from vision.virtual_tray import render_tray
+
+    drawn = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
+    shots = {label: [render_tray(BENCH_SEED_START - 10_000 + 10 * k + j, drawn, faces=[label, label],
+                                 **TAUGHT_LOOK).image
+                     for j in range(TAUGHT_SHOTS)] for k, label in enumerate(TAUGHT_LABELS)}
+    return drawn, teach_model("cards", shots)
 
 
 def run_set(name: str, model: DieModel, frames: Iterator, expect_dice: int | None = None) -> Tally:
@@ -148,6 +172,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="dice-companion bench vision", description=__doc__.split("\n")[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="the tray-d6-photos folder")
     parser.add_argument("--virtual-dice", type=int, default=2000, help="dice per virtual set (default 2000)")
+    parser.add_argument("--taught-dice", type=int, default=500,
+                        help="dice read with a model taught from a few virtual shots (0: skip that row)")
     parser.add_argument("--show-wrong", action="store_true", help="list every silently wrong die")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -161,6 +187,14 @@ def main(argv: list[str]) -> int:
     for model in (D6, EXCAPE):
         tallies.append(run_set(f"virtual {model.name}", model,
                                virtual_trays(model, 10 * args.virtual_dice), expect_dice=args.virtual_dice))
+    if args.taught_dice:
+        drawn, taught = taught_die()
+        tally = Tally(f"taught {'-'.join(TAUGHT_LABELS)} die")
+        for where, image, truth in virtual_trays(drawn, 10 * args.taught_dice, **TAUGHT_LOOK):
+            tally.add(read_tray(image, taught), truth, where)
+            if tally.dice >= args.taught_dice:
+                break
+        tallies.append(tally)
 
     from vision.virtual_tray import render_tray
 

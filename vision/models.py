@@ -60,9 +60,9 @@ class DieKind:
 class DieModel:
     name: str
     kinds: tuple[DieKind, ...]
-    # What each taught face looks like: appearance -> the classifier embeddings of the shots it was taught from.
+    # What each taught face looks like: appearance -> the kept crops of the dice it was taught from.
     looks: dict[str, tuple[tuple[float, ...], ...]] = field(default_factory=dict, compare=False, repr=False)
-    # Fingerprint of the classifier weights that made `looks`: embeddings from other weights mean nothing.
+    # What kind of data `looks` is (vision.recognise.TEMPLATE_FORMAT): looks of another kind are refused, not misread.
     embedder: str = field(default="", compare=False)
 
     @property
@@ -73,6 +73,11 @@ class DieModel:
             for face in kind.faces:
                 seen.setdefault(face.appearance, face)
         return tuple(seen.values())
+
+    @property
+    def taught(self) -> bool:
+        """Whether some face is a taught look (read by comparing crops, not by the net alone)."""
+        return any(f.appearance.startswith("taught:") for f in self.faces)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -109,7 +114,7 @@ def model_to_dict(model: DieModel) -> dict:
         "format": MODEL_FILE_FORMAT, "version": MODEL_FILE_VERSION, "name": model.name,
         "kinds": [{"name": k.name, "faces": [{"label": f.label, "appearance": f.appearance} for f in k.faces]}
                   for k in model.kinds],
-        "looks": {appearance: [[round(float(v), 6) for v in shot] for shot in shots]
+        "looks": {appearance: [[round(float(v), 3) for v in shot] for shot in shots]
                   for appearance, shots in model.looks.items()},
         "embedder": model.embedder,
     }
@@ -141,7 +146,7 @@ def model_from_dict(data: object, source: str = "model data") -> DieModel:
             faces.append(Face(label=f["label"], appearance=f["appearance"]))
         kinds.append(DieKind(name=str(k.get("name", name)), faces=tuple(faces)))
     if not isinstance(looks_data, dict):
-        raise ModelError(f"{source}: 'looks' must map appearances to lists of embeddings")
+        raise ModelError(f"{source}: 'looks' must map appearances to lists of kept crops (number lists)")
     looks: dict[str, tuple[tuple[float, ...], ...]] = {}
     for appearance, shots in looks_data.items():
         if not (isinstance(shots, list) and shots and all(isinstance(s, list) and s and
@@ -152,7 +157,7 @@ def model_from_dict(data: object, source: str = "model data") -> DieModel:
         looks[appearance] = tuple(tuple(float(v) for v in s) for s in shots)
     embedder = data.get("embedder", "")
     if not isinstance(embedder, str):
-        raise ModelError(f"{source}: 'embedder' must be the fingerprint string written by `dice-companion teach`")
+        raise ModelError(f"{source}: 'embedder' must be the looks' format string written by `dice-companion teach`")
     model = DieModel(name=name, kinds=tuple(kinds), looks=looks, embedder=embedder)
     untaught = [f.appearance for f in model.faces if f.appearance.startswith("taught:") and f.appearance not in looks]
     if untaught:

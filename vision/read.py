@@ -16,7 +16,7 @@ import numpy as np
 from companion.errors import DiceCompanionError
 from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
 from vision.models import D6, DieModel
-from vision.recognise import FaceGuess, crop_die, guesses, look
+from vision.recognise import TEMPLATE_SIZE, FaceGuess, crop_die, guesses, look, square_up
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
 SECOND_LOOKS = (1,)         # quarter turns of the kept dice read again: a face is sure only if all reads agree
@@ -209,14 +209,17 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     if not candidates:
         return []
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
-    first = look(crops)
+    detail = np.stack([crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]),
+                                size=TEMPLATE_SIZE) for c in candidates]) if model.taught else None
+    first = look(crops, detail=detail)
     read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
     kept = [d for blob in blobs for d in _choose(blob, read)[0] if _counts_as_die(d)]
     if not kept:
         return []
     index = {id(c): i for i, c in enumerate(candidates)}
     again = [index[id(d.candidate)] for d in kept if d.guess.sure]
-    second = guesses([first.take(again), *(look(crops[again], turns) for turns in SECOND_LOOKS)], model) \
+    second = guesses([first.take(again), *(look(crops[again], turns, detail=None if detail is None else detail[again])
+                                           for turns in SECOND_LOOKS)], model) \
         if again else []
     final = dict(zip(again, second, strict=True))
     kept_crops = [index[id(d.candidate)] for d in kept]

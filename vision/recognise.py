@@ -4,13 +4,12 @@ A small convolutional net (trained dev-only by vision/training/train_faces.py, r
 every built-in appearance ("pips:1".."pips:7", "symbol:cross") and "none" (not a die). Only the appearances the
 model has compete. Each crop is read twice, as cut and turned a quarter: every face looks the same after a
 quarter turn, so the two reads are two opinions, and a face is "sure" only when both agree with a clear margin.
-Taught faces ("taught:NAME") are recognised by the net's embedding: the nearest stored shot by cosine similarity,
-sure only when it is close and clearly closer than any other face's shots.
+Taught faces ("taught:NAME") are recognised by matching the crop against the kept crops of the taught dice (see
+TEMPLATE_FORMAT), sure only when it matches one closely and clearly better than any other face's.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -22,7 +21,7 @@ from vision.models import DieModel, ModelError
 
 CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
 CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
-EMBED = 64              # length of the embedding a taught face stores per shot
+EMBED = 64              # width of the net's last hidden layer (its "embedding" output)
 # "tilted": a die not lying flat (cocked against another or the wall, or stacked on another), its top face not
 # square-on; "none": not a die.
 CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "tilted", "none")
@@ -35,8 +34,6 @@ SURE_MARGIN = 0.2           # ... and beat the next face, "tilted" and "none" by
 CLOSE_PAIRS = ({"pips:6", "pips:7"},)
 CLOSE_MARGIN = 0.8
 NOT_A_DIE = 0.8             # "none" at least this probable in both reads: a tray mark, not a die
-TAUGHT_SURE_SIMILARITY = 0.3    # (centred) cosine similarity to a taught shot needed to be sure ...
-TAUGHT_SURE_MARGIN = 0.2        # ... and by how much it must beat the next face's best shot
 
 
 @dataclass(frozen=True)
@@ -64,33 +61,40 @@ def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def square_up(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> float:
+    """The die's angle, corrected by its own edges: the detector's rect leans when it takes in a shadow or a side
+    face seen in perspective. The face's outline and square symbols make edges at right angles, so the gradient
+    directions, folded four-fold (their angle times four), point to the face's own turn."""
+    crop = crop_die(image, centre, side, angle, size=TEMPLATE_SIZE, margin=1.3)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    magnitude, direction = cv2.cartToPolar(gx, gy)
+    folded = (magnitude * np.exp(4j * direction)).sum()
+    if abs(folded) < 1e-6 * max(float(magnitude.sum()), 1.0):
+        return angle
+    # The crop was cut turned by `angle`; its edges lean by the folded direction / 4 (degrees, -22.5..22.5).
+    return angle + float(np.degrees(np.angle(folded)) / 4)
+
+
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32 in 0..1, the network's input."""
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
 class FaceNet:
-    """The ONNX face classifier: logits over CLASSES and an EMBED-long embedding per crop."""
+    """The ONNX face classifier: logits over CLASSES per crop."""
 
     def __init__(self, weights: Path = WEIGHTS) -> None:
         if not weights.is_file():
             raise ModelError(f"face classifier weights missing: {weights} (reinstall dice-companion)")
         self._net = cv2.dnn.readNetFromONNX(str(weights))
-        self._outputs = ["logits", "embedding"]
 
-    def run(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> (logits (N, len(CLASSES)), embeddings (N, EMBED))."""
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> logits (N, len(CLASSES))."""
         if len(crops) == 0:
-            return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, EMBED), np.float32)
+            return np.zeros((0, len(CLASSES)), np.float32)
         self._net.setInput(crops_to_blob(crops))
-        logits, embedding = self._net.forward(self._outputs)
-        return logits.reshape(len(crops), -1), embedding.reshape(len(crops), -1)
-
-
-@cache
-def weights_fingerprint(weights: Path = WEIGHTS) -> str:
-    """Names the classifier weights, so a taught model made with other weights is refused, not misread."""
-    return "faces-" + hashlib.sha256(weights.read_bytes()).hexdigest()[:16]
+        return self._net.forward("logits").reshape(len(crops), -1)
 
 
 @cache
@@ -99,7 +103,7 @@ def face_net() -> FaceNet:
     return FaceNet()
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
+def softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
@@ -113,7 +117,7 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel) -> list[FaceGues
                          "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
     n = len(appearances)
     columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("tilted"), CLASSES.index("none")]
-    views = [_softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
+    views = [softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
     mean = np.mean(views, axis=0)
     guesses = []
     for i in range(mean.shape[0]):
@@ -134,73 +138,143 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel) -> list[FaceGues
     return guesses
 
 
-def _normalised(vectors: np.ndarray) -> np.ndarray:
-    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-9)
+# Taught faces are matched as pictures, not by the net (it knows pips, 7 and X, not a user's logo): each taught
+# die is kept as its grey crop, and a new crop is compared with every kept one in its four quarter turns, at small
+# shifts (the detector's centre is off by a pixel or two), by normalised correlation. That makes the match blind
+# to brightness and contrast (light, exposure) but not to the symbol's shape; and the stored looks do not depend
+# on the net's weights, so a retrained net keeps every taught die working.
+TEMPLATE_SIZE = 40      # taught faces are compared on crops this big: a symbol's strokes need more pixels than pips
+TEMPLATE_FORMAT = f"templates-{TEMPLATE_SIZE}-v1"     # what a model file's looks are (its "embedder" field)
+# The part of a kept crop compared is its middle, the symbol (the face's edges look alike on every face), sought
+# within the middle of a new crop, at every shift that fits (up to 3 px each way).
+_TEMPLATE_INNER = 23
+_TEMPLATE_SEARCH = 31
+_TEMPLATE_TILTS = (0.0, -12.0, 12.0)    # degrees each kept crop is also tried at
+TAUGHT_SURE_SCORE = 0.6     # correlation with the best kept crop needed to be sure ...
+TAUGHT_SURE_MARGIN = 0.12   # ... and by how much it must beat the best crop of any other face
 
 
-def _taught_guesses(logits: list[np.ndarray], embeddings: list[np.ndarray], model: DieModel) -> list[FaceGuess]:
-    """Taught faces by their nearest taught shot.
+def face_templates(crops: np.ndarray) -> np.ndarray:
+    """(N, TEMPLATE_SIZE, TEMPLATE_SIZE, 3) uint8 crops -> (N, TEMPLATE_SIZE ** 2) grey crops at zero mean, unit
+    contrast: what a model file keeps of each taught die (`dice-companion teach`)."""
+    grey = np.asarray([cv2.cvtColor(c, cv2.COLOR_BGR2GRAY) for c in crops], np.float32).reshape(len(crops), -1)
+    grey -= grey.mean(axis=1, keepdims=True)
+    return grey / np.maximum(grey.std(axis=1, keepdims=True), 1.0)
 
-    The embeddings are non-negative (after a ReLU), so raw cosines are all high; they are compared after
-    subtracting the mean of every shot of the model, which leaves what tells this die's faces apart.
-    """
-    faces = [f.appearance for f in model.faces]
-    if model.embedder != weights_fingerprint():
-        raise ModelError(f"model {model.name!r} was taught with other classifier weights "
-                         f"({model.embedder or 'unrecorded'}; this reader has {weights_fingerprint()}): "
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    rows = rows - rows.mean(axis=-1, keepdims=True)
+    return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-6)
+
+
+def _inner_templates(flat: np.ndarray) -> np.ndarray:
+    """Kept crops (K, TEMPLATE_SIZE ** 2) -> their middles in four quarter turns, each also turned a little
+    either way (the detector's angle is a few degrees off on a die in perspective or beside its shadow):
+    (4 * len(_TEMPLATE_TILTS) * K, inner * inner), each row at zero mean and unit length."""
+    side, lo = TEMPLATE_SIZE, (TEMPLATE_SIZE - _TEMPLATE_INNER) // 2
+    squares = flat.reshape(-1, side, side)
+    tilted = [squares] + [np.stack([cv2.warpAffine(sq, cv2.getRotationMatrix2D(((side - 1) / 2, (side - 1) / 2),
+                                                                                angle, 1.0), (side, side),
+                                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+                                    for sq in squares]) for angle in _TEMPLATE_TILTS if angle]
+    middles = np.concatenate(tilted)[:, lo:lo + _TEMPLATE_INNER, lo:lo + _TEMPLATE_INNER]
+    turned = np.concatenate([np.rot90(middles, k, axes=(1, 2)) for k in range(4)])
+    return _unit_rows(turned.reshape(len(turned), -1))
+
+
+def check_taught_model(model: DieModel) -> None:
+    """ModelError unless every taught face of the model has kept crops this reader can compare."""
+    if model.embedder != TEMPLATE_FORMAT:
+        raise ModelError(f"model {model.name!r} was taught by an older version of the reader "
+                         f"({model.embedder or 'unrecorded'} looks, this reader keeps {TEMPLATE_FORMAT}): "
                          "teach the die again with `dice-companion teach`")
+    faces = [f.appearance for f in model.faces]
     missing = [a for a in faces if not model.looks.get(a)]
     if missing:
         raise ModelError(f"model {model.name!r} stores no taught shots for {missing}; teach every face")
-    shots = [np.asarray(model.looks[a], np.float32) for a in faces]
-    centre = np.concatenate(shots).mean(axis=0)
-    shots = [_normalised(s - centre) for s in shots]
+    bad = [a for a in faces if any(len(shot) != TEMPLATE_SIZE ** 2 for shot in model.looks[a])]
+    if bad:
+        raise ModelError(f"model {model.name!r}: the looks of {bad} are not {TEMPLATE_SIZE}x{TEMPLATE_SIZE} "
+                         "crops; teach the die again")
+
+
+def template_scores(crops: np.ndarray, model: DieModel) -> np.ndarray:
+    """(N, faces): each (TEMPLATE_SIZE) crop's best correlation with any kept crop of each taught face, -1..1."""
+    check_taught_model(model)
+    faces = [f.appearance for f in model.faces]
+    if crops.shape[1:3] != (TEMPLATE_SIZE, TEMPLATE_SIZE):
+        raise ValueError(f"taught faces are compared on {TEMPLATE_SIZE} px crops, got {crops.shape[1:3]}")
+    lo = (TEMPLATE_SIZE - _TEMPLATE_SEARCH) // 2
+    grey = face_templates(crops).reshape(len(crops), TEMPLATE_SIZE, TEMPLATE_SIZE)[:, lo:lo + _TEMPLATE_SEARCH,
+                                                                                   lo:lo + _TEMPLATE_SEARCH]
+    windows = np.lib.stride_tricks.sliding_window_view(grey, (_TEMPLATE_INNER, _TEMPLATE_INNER), axis=(1, 2))
+    # One 2-D product per face, rows being (crop, shift) pairs; by OpenCV's gemm, which keeps to the reader's
+    # thread count, where numpy's BLAS would spin up threads that fight the camera loop for the Pi's cores.
+    windows = _unit_rows(windows.reshape(-1, _TEMPLATE_INNER * _TEMPLATE_INNER).astype(np.float32))
+    scores = np.empty((len(crops), len(faces)), np.float32)
+    for j, appearance in enumerate(faces):
+        templates = _inner_templates(np.asarray(model.looks[appearance], np.float32))        # (T, px)
+        products = cv2.gemm(windows, templates, 1.0, None, 0.0, flags=cv2.GEMM_2_T)
+        scores[:, j] = products.reshape(len(crops), -1).max(axis=1)
+    return scores
+
+
+def _taught_guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
+    """Taught faces by their best-matching kept crop; "none" and "tilted" still come from the net."""
+    check_taught_model(model)
+    if any(view.detail is None for view in views):
+        raise ValueError("taught faces need TEMPLATE_SIZE crops of the dice too (look(..., detail=...))")
+    faces = [f.appearance for f in model.faces]
+    per_view = [template_scores(view.detail, model) for view in views]
+    scores = np.mean(per_view, axis=0)
     none_column, tilted_column = CLASSES.index("none"), CLASSES.index("tilted")
-    per_view = []   # (views, N, faces): each face's best similarity
-    for view in embeddings:
-        query = _normalised(view - centre)
-        per_view.append(np.stack([(query @ s.T).max(axis=1) for s in shots], axis=1))
-    similarity = np.mean(per_view, axis=0)
     guesses = []
-    for i in range(similarity.shape[0]):
-        order = np.argsort(similarity[i])[::-1]
+    for i in range(scores.shape[0]):
+        order = np.argsort(scores[i])[::-1]
         best = int(order[0])
-        margin = float(similarity[i, best] - (similarity[i, order[1]] if len(order) > 1 else -1.0))
-        not_a_die = min(float(_softmax(view[i:i + 1])[0, none_column]) for view in logits)
-        if not_a_die >= NOT_A_DIE and similarity[i, best] < TAUGHT_SURE_SIMILARITY:
+        margin = float(scores[i, best] - (scores[i, order[1]] if len(order) > 1 else -1.0))
+        not_a_die = min(float(softmax(view.logits[i:i + 1])[0, none_column]) for view in views)
+        if not_a_die >= NOT_A_DIE and scores[i, best] < TAUGHT_SURE_SCORE:
             guesses.append(FaceGuess(None, not_a_die, True))
             continue
-        confidence = float(np.clip(similarity[i, best], 0.0, 1.0))
-        tilted = min(float(_softmax(view[i:i + 1])[0, tilted_column]) for view in logits) >= 0.5
+        confidence = float(np.clip(scores[i, best], 0.0, 1.0))
+        tilted = min(float(softmax(view.logits[i:i + 1])[0, tilted_column]) for view in views) >= 0.5
         agree = all(int(np.argmax(view[i])) == best for view in per_view)
-        sure = agree and similarity[i, best] >= TAUGHT_SURE_SIMILARITY and margin >= TAUGHT_SURE_MARGIN \
-            and not tilted
+        sure = agree and scores[i, best] >= TAUGHT_SURE_SCORE and margin >= TAUGHT_SURE_MARGIN and not tilted
         guesses.append(FaceGuess(faces[best], confidence, sure, tilted))
     return guesses
 
 
 @dataclass(frozen=True)
 class View:
-    """The classifier's output for some crops seen one way: logits (N, len(CLASSES)) and embeddings (N, EMBED)."""
+    """Some crops seen one way (as cut, or turned), and the classifier's logits (N, len(CLASSES)) for them.
+    detail: the same dice cut at TEMPLATE_SIZE and turned alike, when a model has taught faces to compare."""
 
+    crops: np.ndarray
     logits: np.ndarray
-    embeddings: np.ndarray
+    detail: np.ndarray | None = None
 
     def take(self, indices: list[int]) -> View:
-        return View(self.logits[indices], self.embeddings[indices])
+        return View(self.crops[indices], self.logits[indices],
+                    None if self.detail is None else self.detail[indices])
 
 
-def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceNet | None = None) -> View:
+def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceNet | None = None,
+         detail: np.ndarray | None = None) -> View:
     """Run the classifier on the crops, turned by `quarter_turns` (every face reads the same turned)."""
     net = net or face_net()
-    turned = crops if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(crops, quarter_turns, axes=(1, 2)))
-    return View(*net.run(turned))
+
+    def turn(images: np.ndarray) -> np.ndarray:
+        return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
+
+    turned = turn(crops)
+    return View(turned, net.run(turned), None if detail is None else turn(detail))
 
 
 def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
     """The face on each crop from one or more views of the same crops (sure only if all views agree)."""
     if any(f.appearance.startswith("taught:") for f in model.faces):
-        return _taught_guesses([v.logits for v in views], [v.embeddings for v in views], model)
+        return _taught_guesses(views, model)
     return _builtin_guesses([v.logits for v in views], model)
 
 
@@ -209,8 +283,3 @@ def read_faces(crops: np.ndarray, model: DieModel, net: FaceNet | None = None) -
     if len(crops) == 0:
         return []
     return guesses([look(crops, 0, net), look(crops, 1, net)], model)
-
-
-def embed_crops(crops: np.ndarray, net: FaceNet | None = None) -> np.ndarray:
-    """The classifier's embedding of each crop (what a taught face stores), averaged over both views."""
-    return (look(crops, 0, net).embeddings + look(crops, 1, net).embeddings) / 2

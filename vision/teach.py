@@ -3,9 +3,10 @@
     dice-companion teach OUT.json --face LABEL IMAGE [IMAGE ...] --face LABEL IMAGE [IMAGE ...] ... [--name NAME]
 
 Each shot shows the tray with one or more dice all showing the face LABEL up (any symbol: a numeral, an X, a
-logo). The reader's detector finds the dice; each one's classifier embedding, in all four quarter turns, is
-stored as that face's look. `dice-companion read --dice OUT.json` then reads such dice by the nearest look.
-Three or more shots per face, in different places and turns, make the reading sure more often.
+logo). The reader's detector finds the dice; each one's crop is kept (grey, at even contrast) as a look of that
+face. `dice-companion read --dice OUT.json` then reads such dice by the kept crop they match best, in any quarter
+turn (vision.recognise.template_scores). Three or more shots per face, in different places and light, make the
+reading sure more often.
 """
 
 from __future__ import annotations
@@ -16,15 +17,50 @@ import sys
 import cv2
 import numpy as np
 
-from vision.detect import WORK_WIDTH, find_candidates
+from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
-from vision.recognise import crop_die, embed_crops, weights_fingerprint
+from vision.recognise import (
+    CLASSES,
+    TEMPLATE_FORMAT,
+    TEMPLATE_SIZE,
+    crop_die,
+    face_templates,
+    look,
+    softmax,
+    square_up,
+)
 
 MIN_SHOTS = 1
+TEACH_NOT_A_DIE = 0.75  # a candidate the net calls "none" at least this probably is not kept as a look
+TEACH_SQUARENESS = 0.8  # nor one whose sides differ more than this (short side / long side)
 
 
 class TeachError(ModelError):
     """The shots given to `teach` cannot make a model."""
+
+
+def _die_likeness(blobs: list[Blob], work: np.ndarray) -> dict[int, float]:
+    """How surely the net calls each candidate of every blob a die (1 - P(none))."""
+    candidates = [c for blob in blobs for c in blob.candidates]
+    if not candidates:
+        return {}
+    crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
+    # The net knows a die from tray rims, felt and halves of dice whatever its faces show.
+    die_like = 1.0 - softmax(look(crops).logits)[:, CLASSES.index("none")]
+    return {id(c): float(p) for c, p in zip(candidates, die_like, strict=True)}
+
+
+def _whole_dice(blob: Blob, likeness: dict[int, float]) -> tuple[list[Candidate], float]:
+    """The blob as one die or as its parts, whichever the net finds more die-like (as the reader chooses)."""
+    whole = likeness[id(blob.whole)] if blob.whole else 0.0
+    if not blob.parts:
+        return ([blob.whole] if blob.whole else []), whole
+    chosen = [_whole_dice(part, likeness) for part in blob.parts]
+    dice = [c for part, _ in chosen for c in part]
+    parts = float(np.mean([likeness[id(c)] for c in dice])) if dice else 0.0
+    if blob.whole is not None and whole >= parts:
+        return [blob.whole], whole
+    return dice, parts
 
 
 def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
@@ -32,40 +68,48 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     scale = WORK_WIDTH / w
     work = image if scale == 1 else cv2.resize(image, (WORK_WIDTH, max(1, round(h * scale))),
                                                interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    candidates = [c for c in find_candidates(work) if not c.touches_edge]
-    if not candidates:
+    blobs = find_blobs(work)
+    likeness = _die_likeness(blobs, work)
+    # A taught look must be a whole die seen square-on: not cut, not half a die (long), not a die and its shadow.
+    dice = [c for blob in blobs for c in _whole_dice(blob, likeness)[0]
+            if not c.touches_edge and c.squareness >= TEACH_SQUARENESS and likeness[id(c)] > 1 - TEACH_NOT_A_DIE]
+    if not dice:
         return []
-    # Dice are the die-sized blobs: keep those near the median size (drops specks and clutter).
-    median_side = float(np.median([c.side for c in candidates]))
-    return [crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates
-            if 0.7 * median_side <= c.side <= 1.4 * median_side]
+    median_side = float(np.median([c.side for c in dice]))
+    return [crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]), size=TEMPLATE_SIZE)
+            for c in dice
+            if 0.8 * median_side <= c.side <= 1.25 * median_side]
 
 
-def face_looks(images: list[np.ndarray]) -> np.ndarray:
-    """Embeddings (n, EMBED) of every die in the shots, each in its four quarter turns."""
+def face_crops(images: list[np.ndarray]) -> np.ndarray:
+    """A TEMPLATE_SIZE crop of every whole die in the shots, (n, TEMPLATE_SIZE, TEMPLATE_SIZE, 3)."""
     crops = [crop for image in images for crop in _dice_crops(image)]
     if not crops:
-        return np.zeros((0, 0), np.float32)
-    turned = [np.ascontiguousarray(np.rot90(crop, k)) for crop in crops for k in range(4)]
-    return embed_crops(np.stack(turned))
+        return np.zeros((0, TEMPLATE_SIZE, TEMPLATE_SIZE, 3), np.uint8)
+    return np.stack(crops)
+
+
+def _model(name: str, faces: list[Face], crops: dict[str, np.ndarray]) -> DieModel:
+    looks = {a: tuple(tuple(float(v) for v in row) for row in face_templates(c)) for a, c in crops.items()}
+    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
+                    embedder=TEMPLATE_FORMAT)
 
 
 def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
     """A model whose faces are the labels of `shots` (label -> images showing that face up)."""
     if len(shots) < 2:
         raise TeachError(f"a die needs at least 2 taught faces, got {len(shots)}")
-    looks: dict[str, tuple[tuple[float, ...], ...]] = {}
+    crops: dict[str, np.ndarray] = {}
     faces = []
     for label, images in shots.items():
-        embeddings = face_looks(images)
-        if len(embeddings) == 0:
+        found = face_crops(images)
+        if len(found) == 0:
             raise TeachError(f"no die found in the shots of face {label!r}: show the die on the tray, "
                              "whole and in focus, seen from above")
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
-        looks[appearance] = tuple(tuple(float(v) for v in e) for e in embeddings)
-    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
-                    embedder=weights_fingerprint())
+        crops[appearance] = found
+    return _model(name, faces, crops)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,7 +146,7 @@ def main(argv: list[str]) -> int:
     name = args.name or args.out.rsplit("/", 1)[-1].rsplit(".", 1)[0]
     model = teach_model(name, shots)
     save_model(model, args.out)
-    counts = ", ".join(f"{f.label}: {len(model.looks[f.appearance]) // 4} dice" for f in model.faces)
+    counts = ", ".join(f"{f.label}: {len(model.looks[f.appearance])} dice" for f in model.faces)
     print(f"wrote {args.out}: die {name!r} with faces {counts}")
     return 0
 

@@ -42,6 +42,7 @@ _SEVERAL_ASPECT = 1.45      # ... as does one this elongated
 _SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorly (L shapes)
 _PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big
 _HALF_AREA = 0.35           # a split is kept only if each part is at least this much of a typical die
+_PART_HULL_AREA = 1.3       # a part whose convex hull is at most this many dice is taken as one die, filled
 _SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
 _MAX_DICE_PER_BLOB = 16
 _COUNTING_SINGLES = 3       # single dice the die area must be measured on to count the dice in a blob by area
@@ -264,10 +265,25 @@ def _split(blob: np.ndarray, rect: _Rect, die_area: float, area_counts_dice: boo
     parts = []
     for part in (cv2.subtract(blob, second), second):
         # The cut between two dice leaves thin bridges: open before judging and splitting further.
-        parts.append(cv2.morphologyEx(part, cv2.MORPH_OPEN, _SQUARE3))
+        part = cv2.morphologyEx(part, cv2.MORPH_OPEN, _SQUARE3)
+        parts.append(_filled_if_one_die(part, die_area))
     if min(cv2.countNonZero(p) for p in parts) < _HALF_AREA * die_area:
         return []
     return parts
+
+
+def _filled_if_one_die(part: np.ndarray, die_area: float) -> np.ndarray:
+    """The part filled to its convex hull when that hull is no bigger than one die (dice are convex: a pale die
+    beside a coloured one shows as a hook of outline and shadow), else the part as it is."""
+    outline = _outline(part)
+    if outline is None:
+        return part
+    hull = cv2.convexHull(outline)
+    if cv2.contourArea(hull) > _PART_HULL_AREA * die_area:
+        return part
+    filled = part.copy()
+    cv2.drawContours(filled, [hull], -1, 255, thickness=cv2.FILLED)
+    return filled
 
 
 def _outline(part: np.ndarray) -> np.ndarray | None:

@@ -89,6 +89,15 @@ def test_a_die_seen_only_as_a_broken_outline_is_filled_to_one_square_blob() -> N
     assert _near(candidates, (x + side / 2, y + side / 2), 0.2 * side)
 
 
+def test_a_split_part_no_bigger_than_a_die_is_filled_to_its_hull() -> None:
+    part = np.zeros((40, 40), np.uint8)
+    hook = np.array([(10, 10), (30, 10), (30, 30), (10, 30)])      # three sides of a 21 px die
+    cv2.polylines(part, [hook], False, 255, thickness=2)
+    filled = detect._filled_if_one_die(part, die_area=21 * 21)
+    assert np.count_nonzero(filled[12:29, 12:29]) == 17 * 17      # the die's inside is filled
+    assert np.array_equal(detect._filled_if_one_die(part, die_area=200), part)     # two dice big: left as it is
+
+
 def test_blob_splitting_is_deterministic() -> None:
     image = _tray()
     for centre in [(200, 200), (200 + DIE_SIDE, 200), (200 + DIE_SIDE, 200 + DIE_SIDE), (400, 300)]:

@@ -109,15 +109,19 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
     gain = float(np.clip(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0, _MAX_GAIN))
     # The opponent transform is linear, so the difference of colours can be transformed once (gain folded in).
-    # (OpenCV's 3x3 transform and extractChannel are vectorised; split and 2- or 1-row transforms are not.)
-    opponent = cv2.transform(cv2.subtract(half, background, dtype=cv2.CV_32F), _OPPONENT * gain)
+    # (OpenCV's 3x3 transform and extractChannel are vectorised; split and 2- or 1-row transforms are not.) The
+    # float images are updated in place: fresh megabyte-sized temporaries cost more than the arithmetic.
+    opponent = cv2.subtract(half, background, dtype=cv2.CV_32F)
+    cv2.transform(opponent, _OPPONENT * gain, dst=opponent)
     lightness = cv2.extractChannel(opponent, 0)
-    hue_squared = cv2.transform(cv2.multiply(opponent, opponent), np.array([[0.0, 1.0, 1.0]], np.float32))
+    cv2.multiply(opponent, opponent, dst=opponent)
+    hue_squared = cv2.transform(opponent, np.array([[0.0, 1.0, 1.0]], np.float32))
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
-    darker = cv2.addWeighted(lightness, -_SHADOW_WEIGHT, lightness, 0.0, -_SHADOW_DEPTH * _SHADOW_WEIGHT)
-    lighter = cv2.multiply(lightness, _LIGHT_WEIGHT)
-    shade = cv2.max(cv2.max(darker, lighter), 0.0)
-    colour = cv2.compare(cv2.add(cv2.multiply(shade, shade), hue_squared), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
+    shade = cv2.addWeighted(lightness, -_SHADOW_WEIGHT, lightness, 0.0, -_SHADOW_DEPTH * _SHADOW_WEIGHT)
+    cv2.max(shade, cv2.multiply(lightness, _LIGHT_WEIGHT, dst=lightness), dst=shade)
+    cv2.max(shade, 0.0, dst=shade)
+    cv2.multiply(shade, shade, dst=shade)
+    colour = cv2.compare(cv2.add(shade, hue_squared, dst=shade), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
 
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
     gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)

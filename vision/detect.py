@@ -4,9 +4,11 @@ The tray is whatever most of the frame looks like locally, so the background is 
 downscaled copy (dice cover a small part of any window that wide). A pixel is foreground when its colour differs
 from that background or when it sits among strong local edges (pips and die outlines, which also catch white dice
 on a white tray). Long straight strips (tray walls) are removed. Touching dice are split in two, again and again
-while a part looks like more than one die: k-means clusters the blob's pixels into as many dice as its area
-holds and the cut falls between clusters. What comes out are *candidates*: the face classifier
-(vision.recognise) has a "not a die" class that rejects tray marks and clutter.
+while a part looks like more than one die: k-means clusters the blob's pixels into as many dice as it holds (by
+area, or no more than its length when the frame's die size is a guess) and the cut falls between clusters, along
+the blob's length. Dice are convex, so a lone die-sized blob or a die-sized part of a split is filled to its
+convex hull (a pale die on a pale tray shows only part of its outline). What comes out are *candidates*: the face
+classifier (vision.recognise) has a "not a die" class that rejects tray marks and clutter.
 
 Frames come at WORK_WIDTH pixels wide (the caller scales them); the mask is found at half that size, for speed,
 and candidates are given back in work pixels.
@@ -44,7 +46,7 @@ _PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is thi
 _HALF_AREA = 0.35           # a split is kept only if each part is at least this much of a typical die
 _PART_HULL_AREA = 1.3       # a part whose convex hull is at most this many dice is taken as one die, filled
 _SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
-_MAX_DICE_PER_BLOB = 16
+_MAX_DICE_PER_BLOB = 16     # k-means clusters at most this many dice in one blob
 _COUNTING_SINGLES = 3       # single dice the die area must be measured on to count the dice in a blob by area
 _KMEANS_SAMPLE = 600        # points k-means fits its centres on (plenty for a few dice)
 _MIN_FILL = 0.45            # blob area / its min-area-rect area: dice are near-square and filled

@@ -376,6 +376,11 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
     count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
     die_area, singles = _typical_die_area(stats)
     area_counts_dice = singles >= _COUNTING_SINGLES
+    # Each component's outline from one pass over the mask: a blob too small to split needs nothing else.
+    outlines = {}
+    for contour in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
+        x0, y0 = contour[0, 0]
+        outlines[int(labels[y0, x0])] = contour
     blobs: list[Blob] = []
     for i in range(1, count):
         x, y, w, h, area = (int(v) for v in stats[i])
@@ -383,8 +388,12 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
             continue
         if area > 14 * die_area and max(w, h) > 4 * _MAX_SIDE:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
-        blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area,
-                          area_counts_dice)
+        if area <= _PAIR_AREA * die_area and i in outlines:
+            whole = _candidate_from(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), region)
+            blob = Blob(whole if whole is not None and whole.fill >= _MIN_FILL else None)
+        else:
+            blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area,
+                              area_counts_dice)
         if blob.candidates:
             blobs.append(blob)
     return blobs

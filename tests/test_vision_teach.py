@@ -36,8 +36,10 @@ def test_taught_model_has_every_face_with_its_looks(taught: DieModel) -> None:
     for face in taught.faces:
         assert face.appearance == f"taught:{face.label}"
         looks = taught.looks[face.appearance]
-        assert 4 <= len(looks) <= 6       # the whole dice of the 3 shots of 2 dice (a die lying against one other
-        assert {len(look) for look in looks} == {TEMPLATE_SIZE ** 2}    # may not be kept): grey crops
+        # Most of the 6 dice of the 3 shots, and nothing else (a die leaning on another, or merged with its shadow
+        # into an oblong blob, is left out: a look must be a whole die seen square-on), as grey crops.
+        assert 3 <= len(looks) <= 6
+        assert {len(look) for look in looks} == {TEMPLATE_SIZE ** 2}
 
 
 def _sure_right(model: DieModel, seeds: range) -> tuple[int, int]:

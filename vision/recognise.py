@@ -27,7 +27,7 @@ EMBED = 64              # width of the net's last hidden layer (its "embedding" 
 CLASSES: tuple[str, ...] = (*(f"pips:{n}" for n in range(1, 8)), "symbol:cross", "tilted", "none")
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "faces.onnx"
 
-SURE_PROBABILITY = 0.7      # both reads must give the face at least this probability ...
+SURE_PROBABILITY = 0.6      # both reads must give the face at least this probability ...
 SURE_MARGIN = 0.2           # ... and beat the next face, "tilted" and "none" by this much
 # Faces that differ by one centre pip (Excape's 7 is the 6 plus the centre): when they are the two best guesses,
 # a small smudge decides, so the winner must win by far more.

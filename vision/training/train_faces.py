@@ -27,12 +27,10 @@ from vision.recognise import CLASSES, CROP_MARGIN, CROP_SIZE, EMBED
 from vision.training.extract_crops import DIE_PX, PATCH, centred_crop
 from vision.training.photos import held_out_groups
 
-DISTIL_T = 3.0     # temperature of the teacher's soft outputs in distillation
-
 
 class FaceNet(nn.Module):
-    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (16, 32, 64),
-                 crop_size: int = CROP_SIZE, convs: tuple[int, int, int] = (1, 1, 1), standardise: bool = True
+    def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (32, 64, 128),
+                 crop_size: int = CROP_SIZE, convs: tuple[int, int, int] = (1, 2, 2), standardise: bool = True
                  ) -> None:
         super().__init__()
 
@@ -115,7 +113,7 @@ def synth_cross(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
 
 
 def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = False,
-            crop_size: int = CROP_SIZE, aligned: bool = False, recolour: bool = False) -> np.ndarray:
+            crop_size: int = CROP_SIZE, aligned: bool = False) -> np.ndarray:
     """A random crop_size crop of the die in the middle of a patch: a turn, jitter, light, colour, blur, noise.
 
     Any turn by default: the detector's angle is only roughly the die's (shadows, perspective), and on held-out
@@ -130,25 +128,10 @@ def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = Fals
     scale = crop_size / (side * CROP_MARGIN)
     matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
     matrix[:, 2] += crop_size / 2 - PATCH / 2 - matrix[:, :2] @ shift
-    if recolour:
-        # A phone or a Pi camera looks down at a slant: the face is a slightly skewed quadrilateral.
-        corners = np.float32([[0, 0], [PATCH, 0], [PATCH, PATCH], [0, PATCH]])
-        skewed = corners + rng.normal(0, 0.035 * PATCH, corners.shape).astype(np.float32)
-        warp = np.vstack([matrix, [0, 0, 1]]) @ cv2.getPerspectiveTransform(corners, skewed)
-        crop = cv2.warpPerspective(patch, warp, (crop_size, crop_size), flags=cv2.INTER_AREA,
-                                   borderMode=cv2.BORDER_REFLECT).astype(np.float32)
-    else:
-        crop = cv2.warpAffine(patch, matrix, (crop_size, crop_size), flags=cv2.INTER_AREA,
-                              borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    crop = cv2.warpAffine(patch, matrix, (crop_size, crop_size), flags=cv2.INTER_AREA,
+                          borderMode=cv2.BORDER_REFLECT).astype(np.float32)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
-    if recolour:
-        # A die is pips that contrast with its body, whatever the colours: swapping colour channels makes a red
-        # die blue or green, and inverting makes dark pips on a light die light pips on a dark one (and a light
-        # tray dark), colourings the few real photos have too few of.
-        crop = crop[:, :, rng.permutation(3)]
-        if rng.random() < 0.2:
-            crop = 255.0 - crop
     mean = crop.mean()
     crop = (crop - mean) * rng.uniform(0.7, 1.3) + mean      # contrast
     crop = crop * rng.uniform(0.65, 1.3) + rng.uniform(-30, 30)   # exposure
@@ -214,21 +197,17 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("patches", nargs="+")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-synth", action="store_true", help="no synthesised 7 and X faces")
-    parser.add_argument("--widths", default="16,32,64", help="channels of the three conv blocks (speed vs accuracy)")
+    parser.add_argument("--widths", default="32,64,128", help="channels of the three conv blocks (speed vs accuracy)")
     parser.add_argument("--val-every", type=int, default=5, help="hold out every N-th photo / tray for validation")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--convs", default="1,1,1", help="convolutions in each of the three blocks")
+    parser.add_argument("--convs", default="1,2,2", help="convolutions in each of the three blocks")
     parser.add_argument("--no-standardise", action="store_true", help="feed raw 0..1 pixels, not each crop "
                         "brought to zero mean and unit contrast")
-    parser.add_argument("--recolour", action="store_true", help="also swap colour channels, invert and skew crops")
     parser.add_argument("--aligned", action="store_true", help="train on crops turned by quarter turns and a few "
                         "degrees, not any angle")
-    parser.add_argument("--teacher", help="a bigger net saved by --save-torch: learn its soft outputs too "
-                        "(distillation), so a net small enough for the Pi learns what a bigger one knows")
-    parser.add_argument("--save-torch", help="also save the trained net for use as a --teacher")
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
@@ -250,14 +229,6 @@ def main(argv: list[str]) -> int:
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
              args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
     net = FaceNet(**shape)
-    teacher = None
-    if args.teacher:
-        saved = torch.load(args.teacher, weights_only=False)
-        if saved["shape"]["crop_size"] != crop_size:
-            raise SystemExit(f"teacher takes {saved['shape']['crop_size']} px crops, this net {crop_size}")
-        teacher = FaceNet(**saved["shape"])
-        teacher.load_state_dict(saved["state"])
-        teacher.eval()
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.
@@ -277,18 +248,11 @@ def main(argv: list[str]) -> int:
         total = 0.0
         for start in range(0, len(items), 128):
             batch = items[start:start + 128]
-            x = to_tensor(np.stack([augment(patches[i], rng, off, crop_size, args.aligned,
-                                            args.recolour) for i, off in batch]))
+            x = to_tensor(np.stack([augment(patches[i], rng, off, crop_size, args.aligned) for i, off in batch]))
             y = torch.tensor([none_class if off else int(classes[i]) for i, off in batch])
             optimiser.zero_grad()
             logits, _ = net(x)
             loss = loss_fn(logits, y)
-            if teacher is not None:
-                with torch.no_grad():
-                    soft = torch.softmax(teacher(x)[0] / DISTIL_T, dim=1)
-                distil = nn.functional.kl_div(torch.log_softmax(logits / DISTIL_T, dim=1), soft,
-                                              reduction="batchmean")
-                loss = 0.5 * loss + 0.5 * DISTIL_T * DISTIL_T * distil
             loss.backward()
             optimiser.step()
             schedule.step()
@@ -306,8 +270,6 @@ def main(argv: list[str]) -> int:
     print(confusion)
 
     net.eval()
-    if args.save_torch:
-        torch.save({"shape": shape, "state": net.state_dict()}, args.save_torch)
     torch.onnx.export(net, torch.zeros(1, 3, crop_size, crop_size), args.out, input_names=["crops"],
                       output_names=["logits", "embedding"], dynamic_axes={"crops": {0: "n"}}, opset_version=13,
                       dynamo=False, do_constant_folding=True)

@@ -9,7 +9,7 @@ centrally symmetric, so the centroid of the pip pixels is the face's centre on e
     /tmp/trainvenv/bin/python -m vision.training.train_faces PATCHES.npz [MORE.npz ...] --out vision/weights/faces.onnx
 
 The exported net takes (N, 3, CROP_SIZE, CROP_SIZE) float BGR in 0..1 and gives "logits" (N, len(CLASSES))
-and "embedding" (N, EMBED) (what `dice-companion teach` stores per taught face).
+and "embedding" (N, EMBED), its last hidden layer (the reader uses only the logits).
 """
 
 from __future__ import annotations

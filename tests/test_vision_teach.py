@@ -81,7 +81,7 @@ def test_teach_command_writes_a_model_file_that_read_loads(tmp_path: Path, capsy
     args = [str(tmp_path / "cards.json")]
     for k, label in enumerate(LABELS):
         paths = []
-        for n, image in enumerate(_shots(label, range(200 + 10 * k, 202 + 10 * k))):
+        for n, image in enumerate(_shots(label, range(200 + 10 * k, 203 + 10 * k))):
             path = tmp_path / f"{label}{n}.png"
             cv2.imwrite(str(path), image)
             paths.append(str(path))
@@ -104,7 +104,10 @@ def test_teach_errors_say_what_to_do(tmp_path: Path) -> None:
     with pytest.raises(teach.TeachError, match="at least 2 taught faces"):
         teach.teach_model("one", {"A": _shots("A", range(1, 2))})
     with pytest.raises(teach.TeachError, match="no die found in the shots of face 'B'"):
-        teach.teach_model("two", {"A": _shots("A", range(1, 2)), "B": [empty_tray(5)]})
+        teach.teach_model("two", {"A": _shots("A", range(1, 4)), "B": [empty_tray(5)]})
+    with pytest.raises(teach.TeachError, match=r"face 'K': only [12] whole di(e|ce) found in its shots, 3 needed: "
+                                               "add shots"):
+        teach.teach_model("few", {"A": _shots("A", range(1, 4)), "K": _shots("K", range(11, 12))})
     with pytest.raises(teach.TeachError, match="given twice"):
         teach.main([str(tmp_path / "m.json"), "--face", "A", "x.png", "--face", "A", "y.png"])
     with pytest.raises(teach.TeachError, match="no such file"):

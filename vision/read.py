@@ -130,15 +130,17 @@ def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpne
         return "cut by the frame edge"
     if c.side > STACKED_SIZE_RATIO * median_side or overlaps_another:
         return "stacked"
+    # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
+    # looks tilted to the net, and "blurred" tells the players what to do (let the dice settle, mind the light).
+    relative_sharpness = die.sharpness / max(median_sharpness, 1e-6)
+    if die.isotropy < MOTION_ISOTROPY or relative_sharpness < BLUR_RATIO or (
+            die.isotropy < SOMEWHAT_ONE_SIDED and relative_sharpness < SOMEWHAT_SOFT):
+        return "blurred"
     if die.guess.tilted:
         # Not lying flat: resting on another die shows as a bigger blob (two dice), leaning as a single one.
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
     if c.squareness < COCKED_SQUARENESS:
         return "cocked"
-    relative_sharpness = die.sharpness / max(median_sharpness, 1e-6)
-    if die.isotropy < MOTION_ISOTROPY or relative_sharpness < BLUR_RATIO or (
-            die.isotropy < SOMEWHAT_ONE_SIDED and relative_sharpness < SOMEWHAT_SOFT):
-        return "blurred"
     if not die.guess.sure:
         return "unclear"
     return None

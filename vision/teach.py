@@ -30,7 +30,9 @@ from vision.recognise import (
     square_up,
 )
 
-MIN_SHOTS = 1
+# Each face needs this many whole dice in its shots: with fewer, a throw in another spot or light matches another
+# face's looks better than its own (seen here: a J taught from 2 dice read, sure, as Q).
+MIN_LOOKS = 3
 TEACH_NOT_A_DIE = 0.75  # a candidate the net calls "none" at least this probably is not kept as a look
 TEACH_SQUARENESS = 0.8  # nor one whose sides differ more than this (short side / long side)
 
@@ -106,6 +108,10 @@ def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
         if len(found) == 0:
             raise TeachError(f"no die found in the shots of face {label!r}: show the die on the tray, "
                              "whole and in focus, seen from above")
+        if len(found) < MIN_LOOKS:
+            raise TeachError(f"face {label!r}: only {len(found)} whole {'die' if len(found) == 1 else 'dice'} "
+                             f"found in its shots, {MIN_LOOKS} needed: add shots of that face (dice flat, apart "
+                             "from each other, whole in view)")
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
         crops[appearance] = found

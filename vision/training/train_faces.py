@@ -197,7 +197,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("patches", nargs="+")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--epochs", type=int, default=24)
+    parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-synth", action="store_true", help="no synthesised 7 and X faces")
     parser.add_argument("--widths", default="32,64,128", help="channels of the three conv blocks (speed vs accuracy)")

@@ -61,21 +61,6 @@ def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def square_up(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> float:
-    """The die's angle, corrected by its own edges: the detector's rect leans when it takes in a shadow or a side
-    face seen in perspective. The face's outline and square symbols make edges at right angles, so the gradient
-    directions, folded four-fold (their angle times four), point to the face's own turn."""
-    crop = crop_die(image, centre, side, angle, size=TEMPLATE_SIZE, margin=1.3)
-    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-    magnitude, direction = cv2.cartToPolar(gx, gy)
-    folded = (magnitude * np.exp(4j * direction)).sum()
-    if abs(folded) < 1e-6 * max(float(magnitude.sum()), 1.0):
-        return angle
-    # The crop was cut turned by `angle`; its edges lean by the folded direction / 4 (degrees, -22.5..22.5).
-    return angle + float(np.degrees(np.angle(folded)) / 4)
-
-
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32 in 0..1, the network's input."""
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
@@ -152,6 +137,21 @@ _TEMPLATE_SEARCH = 31
 _TEMPLATE_TILTS = (0.0, -12.0, 12.0)    # degrees each kept crop is also tried at
 TAUGHT_SURE_SCORE = 0.6     # correlation with the best kept crop needed to be sure ...
 TAUGHT_SURE_MARGIN = 0.12   # ... and by how much it must beat the best crop of any other face
+
+
+def square_up(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> float:
+    """The die's angle, corrected by its own edges: the detector's rect leans when it takes in a shadow or a side
+    face seen in perspective. The face's outline and square symbols make edges at right angles, so the gradient
+    directions, folded four-fold (their angle times four), point to the face's own turn."""
+    crop = crop_die(image, centre, side, angle, size=TEMPLATE_SIZE, margin=1.3)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    magnitude, direction = cv2.cartToPolar(gx, gy)
+    folded = (magnitude * np.exp(4j * direction)).sum()
+    if abs(folded) < 1e-6 * max(float(magnitude.sum()), 1.0):
+        return angle
+    # The crop was cut turned by `angle`; its edges lean by the folded direction / 4 (degrees, -22.5..22.5).
+    return angle + float(np.degrees(np.angle(folded)) / 4)
 
 
 def face_templates(crops: np.ndarray) -> np.ndarray:
@@ -247,16 +247,14 @@ def _taught_guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
 
 @dataclass(frozen=True)
 class View:
-    """Some crops seen one way (as cut, or turned), and the classifier's logits (N, len(CLASSES)) for them.
-    detail: the same dice cut at TEMPLATE_SIZE and turned alike, when a model has taught faces to compare."""
+    """The classifier's logits (N, len(CLASSES)) for some crops seen one way (as cut, or turned); detail: the same
+    dice cut at TEMPLATE_SIZE and turned alike, when a model has taught faces to compare."""
 
-    crops: np.ndarray
     logits: np.ndarray
     detail: np.ndarray | None = None
 
     def take(self, indices: list[int]) -> View:
-        return View(self.crops[indices], self.logits[indices],
-                    None if self.detail is None else self.detail[indices])
+        return View(self.logits[indices], None if self.detail is None else self.detail[indices])
 
 
 def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceNet | None = None,
@@ -267,19 +265,19 @@ def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceNet | None = None,
     def turn(images: np.ndarray) -> np.ndarray:
         return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
 
-    turned = turn(crops)
-    return View(turned, net.run(turned), None if detail is None else turn(detail))
+    return View(net.run(turn(crops)), None if detail is None else turn(detail))
 
 
 def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
     """The face on each crop from one or more views of the same crops (sure only if all views agree)."""
-    if any(f.appearance.startswith("taught:") for f in model.faces):
+    if model.taught:
         return _taught_guesses(views, model)
     return _builtin_guesses([v.logits for v in views], model)
 
 
 def read_faces(crops: np.ndarray, model: DieModel, net: FaceNet | None = None) -> list[FaceGuess]:
-    """The face on each (CROP_SIZE x CROP_SIZE BGR) crop, among the model's faces, or None for "not a die"."""
+    """The face on each (CROP_SIZE x CROP_SIZE BGR) crop, among a built-in model's faces, or None for "not a die"
+    (taught faces also need TEMPLATE_SIZE crops: vision.read.read_tray cuts both)."""
     if len(crops) == 0:
         return []
     return guesses([look(crops, 0, net), look(crops, 1, net)], model)

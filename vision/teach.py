@@ -5,8 +5,8 @@
 Each shot shows the tray with one or more dice all showing the face LABEL up (any symbol: a numeral, an X, a
 logo). The reader's detector finds the dice; each one's crop is kept (grey, at even contrast) as a look of that
 face. `dice-companion read --dice OUT.json` then reads such dice by the kept crop they match best, in any quarter
-turn (vision.recognise.template_scores). Three or more shots per face, in different places and light, make the
-reading sure more often.
+turn (vision.recognise.template_scores). Each face needs 3 whole dice in its shots (MIN_LOOKS); more shots, in
+different places and light, make the reading sure more often.
 """
 
 from __future__ import annotations
@@ -91,17 +91,11 @@ def face_crops(images: list[np.ndarray]) -> np.ndarray:
     return np.stack(crops)
 
 
-def _model(name: str, faces: list[Face], crops: dict[str, np.ndarray]) -> DieModel:
-    looks = {a: tuple(tuple(float(v) for v in row) for row in face_templates(c)) for a, c in crops.items()}
-    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
-                    embedder=TEMPLATE_FORMAT)
-
-
 def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
     """A model whose faces are the labels of `shots` (label -> images showing that face up)."""
     if len(shots) < 2:
         raise TeachError(f"a die needs at least 2 taught faces, got {len(shots)}")
-    crops: dict[str, np.ndarray] = {}
+    looks: dict[str, tuple[tuple[float, ...], ...]] = {}
     faces = []
     for label, images in shots.items():
         found = face_crops(images)
@@ -114,8 +108,9 @@ def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
                              "from each other, whole in view)")
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
-        crops[appearance] = found
-    return _model(name, faces, crops)
+        looks[appearance] = tuple(tuple(float(v) for v in row) for row in face_templates(found))
+    return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
+                    embedder=TEMPLATE_FORMAT)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -86,7 +86,7 @@ def real_photos(root: Path) -> Iterator[tuple[str, np.ndarray, list[tuple[str, t
         yield photo.path.name, photo.load(), [(d.label, d.box) for d in photo.dice]
 
 
-def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480), **look: str
+def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480), **look: object
                   ) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
     from vision.virtual_tray import render_tray
 
@@ -189,12 +189,8 @@ def main(argv: list[str]) -> int:
                                virtual_trays(model, 10 * args.virtual_dice), expect_dice=args.virtual_dice))
     if args.taught_dice:
         drawn, taught = taught_die()
-        tally = Tally(f"taught {'-'.join(TAUGHT_LABELS)} die")
-        for where, image, truth in virtual_trays(drawn, 10 * args.taught_dice, **TAUGHT_LOOK):
-            tally.add(read_tray(image, taught), truth, where)
-            if tally.dice >= args.taught_dice:
-                break
-        tallies.append(tally)
+        throws = virtual_trays(drawn, 10 * args.taught_dice, **TAUGHT_LOOK)
+        tallies.append(run_set(f"taught {'-'.join(TAUGHT_LABELS)} die", taught, throws, expect_dice=args.taught_dice))
 
     from vision.virtual_tray import render_tray
 

@@ -198,10 +198,16 @@ def check_taught_model(model: DieModel) -> None:
                          "crops; teach the die again")
 
 
-def template_scores(crops: np.ndarray, model: DieModel) -> np.ndarray:
-    """(N, faces): each (TEMPLATE_SIZE) crop's best correlation with any kept crop of each taught face, -1..1."""
+def face_template_sets(model: DieModel) -> list[np.ndarray]:
+    """Per taught face of the model (in model.faces order), its kept crops as _inner_templates: built once per
+    read, then compared with every view of every die."""
     check_taught_model(model)
-    faces = [f.appearance for f in model.faces]
+    return [_inner_templates(np.asarray(model.looks[f.appearance], np.float32)) for f in model.faces]
+
+
+def template_scores(crops: np.ndarray, template_sets: list[np.ndarray]) -> np.ndarray:
+    """(N, faces): each (TEMPLATE_SIZE) crop's best correlation with any kept crop of each taught face, -1..1,
+    given the faces' face_template_sets."""
     if crops.shape[1:3] != (TEMPLATE_SIZE, TEMPLATE_SIZE):
         raise ValueError(f"taught faces are compared on {TEMPLATE_SIZE} px crops, got {crops.shape[1:3]}")
     lo = (TEMPLATE_SIZE - _TEMPLATE_SEARCH) // 2
@@ -211,9 +217,8 @@ def template_scores(crops: np.ndarray, model: DieModel) -> np.ndarray:
     # One 2-D product per face, rows being (crop, shift) pairs; by OpenCV's gemm, which keeps to the reader's
     # thread count, where numpy's BLAS would spin up threads that fight the camera loop for the Pi's cores.
     windows = _unit_rows(windows.reshape(-1, _TEMPLATE_INNER * _TEMPLATE_INNER).astype(np.float32))
-    scores = np.empty((len(crops), len(faces)), np.float32)
-    for j, appearance in enumerate(faces):
-        templates = _inner_templates(np.asarray(model.looks[appearance], np.float32))        # (T, px)
+    scores = np.empty((len(crops), len(template_sets)), np.float32)
+    for j, templates in enumerate(template_sets):
         products = cv2.gemm(windows, templates, 1.0, None, 0.0, flags=cv2.GEMM_2_T)
         scores[:, j] = products.reshape(len(crops), -1).max(axis=1)
     return scores
@@ -221,27 +226,27 @@ def template_scores(crops: np.ndarray, model: DieModel) -> np.ndarray:
 
 def _taught_guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
     """Taught faces by their best-matching kept crop; "none" and "tilted" still come from the net."""
-    check_taught_model(model)
+    template_sets = face_template_sets(model)
     if any(view.detail is None for view in views):
         raise ValueError("taught faces need TEMPLATE_SIZE crops of the dice too (look(..., detail=...))")
     faces = [f.appearance for f in model.faces]
-    per_view = [template_scores(view.detail, model) for view in views]
+    per_view = [template_scores(view.detail, template_sets) for view in views]
     scores = np.mean(per_view, axis=0)
-    none_column, tilted_column = CLASSES.index("none"), CLASSES.index("tilted")
+    probabilities = [softmax(view.logits) for view in views]
+    not_a_die = np.min([p[:, CLASSES.index("none")] for p in probabilities], axis=0)
+    tilted = np.min([p[:, CLASSES.index("tilted")] for p in probabilities], axis=0) >= 0.5
     guesses = []
     for i in range(scores.shape[0]):
         order = np.argsort(scores[i])[::-1]
         best = int(order[0])
         margin = float(scores[i, best] - (scores[i, order[1]] if len(order) > 1 else -1.0))
-        not_a_die = min(float(softmax(view.logits[i:i + 1])[0, none_column]) for view in views)
-        if not_a_die >= NOT_A_DIE and scores[i, best] < TAUGHT_SURE_SCORE:
-            guesses.append(FaceGuess(None, not_a_die, True))
+        if not_a_die[i] >= NOT_A_DIE and scores[i, best] < TAUGHT_SURE_SCORE:
+            guesses.append(FaceGuess(None, float(not_a_die[i]), True))
             continue
         confidence = float(np.clip(scores[i, best], 0.0, 1.0))
-        tilted = min(float(softmax(view.logits[i:i + 1])[0, tilted_column]) for view in views) >= 0.5
         agree = all(int(np.argmax(view[i])) == best for view in per_view)
-        sure = agree and scores[i, best] >= TAUGHT_SURE_SCORE and margin >= TAUGHT_SURE_MARGIN and not tilted
-        guesses.append(FaceGuess(faces[best], confidence, sure, tilted))
+        sure = agree and scores[i, best] >= TAUGHT_SURE_SCORE and margin >= TAUGHT_SURE_MARGIN and not tilted[i]
+        guesses.append(FaceGuess(faces[best], confidence, bool(sure), bool(tilted[i])))
     return guesses
 
 

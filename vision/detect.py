@@ -16,6 +16,7 @@ and candidates are given back in work pixels.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -298,6 +299,13 @@ def _outline(part: np.ndarray) -> np.ndarray | None:
     return max(contours, key=cv2.contourArea) if contours else None
 
 
+def _die_candidate(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], region: np.ndarray
+                   ) -> Candidate | None:
+    """The blob outlined by `contour` as one die, or None when it cannot be one (wrong size, or too hollow)."""
+    candidate = _candidate_from(contour, rect, offset, region)
+    return candidate if candidate is not None and candidate.fill >= _MIN_FILL else None
+
+
 def _candidate_from(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], region: np.ndarray
                     ) -> Candidate | None:
     area = cv2.contourArea(cv2.convexHull(contour))  # a die seen as an open ring of edges still fills its rect
@@ -353,6 +361,19 @@ class Blob:
         """Every candidate in the tree (what the classifier reads to choose)."""
         return ([self.whole] if self.whole else []) + [c for part in self.parts for c in part.candidates]
 
+    def choose(self, score: Callable[[Candidate], float]) -> tuple[list[Candidate], float]:
+        """The dice in the tree, choosing at every level between the whole and its halves by mean score (the
+        reader scores by the classifier: halves of one die and crops spanning two dice both read poorly).
+        Returns the chosen candidates and their mean score."""
+        whole = score(self.whole) if self.whole else 0.0
+        if not self.parts:
+            return ([self.whole] if self.whole else []), whole
+        dice = [c for part in self.parts for c in part.choose(score)[0]]
+        parts = float(np.mean([score(c) for c in dice])) if dice else 0.0
+        if self.whole is not None and whole >= parts:
+            return [self.whole], whole
+        return dice, parts
+
 
 def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, die_area: float,
                area_counts_dice: bool, depth: int = 0) -> Blob:
@@ -360,9 +381,7 @@ def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, di
     if outline is None:
         return Blob(None)
     rect = cv2.minAreaRect(outline)
-    whole = _candidate_from(outline, rect, offset, region)
-    if whole is not None and whole.fill < _MIN_FILL:
-        whole = None
+    whole = _die_candidate(outline, rect, offset, region)
     parts = _split(mask, rect, die_area, area_counts_dice) if depth < _SPLIT_DEPTH else []
     return Blob(whole, tuple(_blob_tree(p, offset, region, die_area, area_counts_dice, depth + 1)
                              for p in parts))
@@ -389,8 +408,7 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
         if area > 14 * die_area and max(w, h) > 4 * _MAX_SIDE:
             continue    # a tray wall or a whole arm: nothing die-like to split out of it
         if area <= _PAIR_AREA * die_area and i in outlines:
-            whole = _candidate_from(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), region)
-            blob = Blob(whole if whole is not None and whole.fill >= _MIN_FILL else None)
+            blob = Blob(_die_candidate(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), region))
         else:
             blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area,
                               area_counts_dice)

@@ -96,9 +96,6 @@ def _sharpness(gray: np.ndarray, laplacian: np.ndarray) -> np.ndarray:
 
 def _overlap(a: Candidate, b: Candidate) -> float:
     """Area shared by two dice's turned rects, as a fraction of the smaller one."""
-    (ax, ay), (bx, by) = a.rect[0], b.rect[0]
-    if abs(ax - bx) > (a.side + b.side) * 0.75 or abs(ay - by) > (a.side + b.side) * 0.75:
-        return 0.0      # too far apart to touch (0.75 > half the diagonal of a square, relative to its side)
     kind, points = cv2.rotatedRectangleIntersection(a.rect, b.rect)
     if kind == cv2.INTERSECT_NONE or points is None or len(points) < 3:
         return 0.0
@@ -189,20 +186,6 @@ def _counts_as_die(die: _Die) -> bool:
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
-def _choose(blob: Blob, read: dict[int, _Die]) -> tuple[list[_Die], float]:
-    """The dice in a blob tree, choosing at each level between the whole and its halves by mean classifier
-    score (halves of one die and crops spanning two dice both read poorly). Returns the dice and that score."""
-    whole = read.get(id(blob.whole)) if blob.whole else None
-    if not blob.parts:
-        return ([whole], _score(whole)) if whole else ([], 0.0)
-    chosen = [_choose(part, read) for part in blob.parts]
-    dice = [d for part_dice, _ in chosen for d in part_dice]
-    parts_score = float(np.mean([_score(d) for d in dice])) if dice else 0.0
-    if whole is not None and _score(whole) >= parts_score:
-        return [whole], _score(whole)
-    return dice, parts_score
-
-
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
     """Read every candidate of every blob once, keep the reading the classifier is surest of, then read the
     kept dice that were sure a second time turned a quarter: a face stays sure only if both reads agree (a die
@@ -215,7 +198,8 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
                                 size=TEMPLATE_SIZE) for c in candidates]) if model.taught else None
     first = look(crops, detail=detail)
     read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
-    kept = [d for blob in blobs for d in _choose(blob, read)[0] if _counts_as_die(d)]
+    kept = [read[id(c)] for blob in blobs for c in blob.choose(lambda c: _score(read[id(c)]))[0]]
+    kept = [d for d in kept if _counts_as_die(d)]
     if not kept:
         return []
     index = {id(c): i for i, c in enumerate(candidates)}

@@ -17,7 +17,7 @@ import sys
 import cv2
 import numpy as np
 
-from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
+from vision.detect import WORK_WIDTH, Blob, find_blobs
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
 from vision.recognise import (
     CLASSES,
@@ -52,19 +52,6 @@ def _die_likeness(blobs: list[Blob], work: np.ndarray) -> dict[int, float]:
     return {id(c): float(p) for c, p in zip(candidates, die_like, strict=True)}
 
 
-def _whole_dice(blob: Blob, likeness: dict[int, float]) -> tuple[list[Candidate], float]:
-    """The blob as one die or as its parts, whichever the net finds more die-like (as the reader chooses)."""
-    whole = likeness[id(blob.whole)] if blob.whole else 0.0
-    if not blob.parts:
-        return ([blob.whole] if blob.whole else []), whole
-    chosen = [_whole_dice(part, likeness) for part in blob.parts]
-    dice = [c for part, _ in chosen for c in part]
-    parts = float(np.mean([likeness[id(c)] for c in dice])) if dice else 0.0
-    if blob.whole is not None and whole >= parts:
-        return [blob.whole], whole
-    return dice, parts
-
-
 def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     h, w = image.shape[:2]
     scale = WORK_WIDTH / w
@@ -73,7 +60,8 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     blobs = find_blobs(work)
     likeness = _die_likeness(blobs, work)
     # A taught look must be a whole die seen square-on: not cut, not half a die (long), not a die and its shadow.
-    dice = [c for blob in blobs for c in _whole_dice(blob, likeness)[0]
+    # Each blob as one die or as its parts, whichever the net finds more die-like (as the reader chooses).
+    dice = [c for blob in blobs for c in blob.choose(lambda c: likeness[id(c)])[0]
             if not c.touches_edge and c.squareness >= TEACH_SQUARENESS and likeness[id(c)] > 1 - TEACH_NOT_A_DIE]
     if not dice:
         return []

@@ -16,10 +16,9 @@ import numpy as np
 from companion.errors import DiceCompanionError
 from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
 from vision.models import D6, DieModel
-from vision.recognise import TEMPLATE_SIZE, FaceGuess, crop_die, guesses, look, square_up
+from vision.recognise import TEMPLATE_SIZE, FaceGuess, confirm, crop_die, guesses, look, square_up
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
-SECOND_LOOKS = (1,)         # quarter turns of the kept dice read again: a face is sure only if all reads agree
 NOT_A_DIE_SQUARENESS = 0.4  # a blob this long and thin is a wall or a rim, whatever the classifier says
 CUT_NOT_A_DIE = 0.97        # a blob at the frame edge is kept as a cut die unless "none" is at least this probable
 # Doubts about a die, from its shape and surroundings (work-size pixels).
@@ -187,9 +186,8 @@ def _counts_as_die(die: _Die) -> bool:
 
 
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
-    """Read every candidate of every blob once, keep the reading the classifier is surest of, then read the
-    kept dice that were sure a second time turned a quarter: a face stays sure only if both reads agree (a die
-    unsure at the first read cannot become sure, so it is not read again)."""
+    """Read every candidate of every blob once, keep the reading the classifier is surest of, then confirm the
+    kept dice's faces (vision.recognise.confirm: a second read, turned a quarter, of those that need one)."""
     candidates = [c for blob in blobs for c in blob.candidates]
     if not candidates:
         return []
@@ -203,15 +201,12 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     if not kept:
         return []
     index = {id(c): i for i, c in enumerate(candidates)}
-    again = [index[id(d.candidate)] for d in kept if d.guess.sure]
-    second = guesses([first.take(again), *(look(crops[again], turns, detail=None if detail is None else detail[again])
-                                           for turns in SECOND_LOOKS)], model) \
-        if again else []
-    final = dict(zip(again, second, strict=True))
     kept_crops = [index[id(d.candidate)] for d in kept]
+    final = confirm(first.take(kept_crops), [d.guess for d in kept], crops[kept_crops], model,
+                    detail=None if detail is None else detail[kept_crops])
     gray, gx, gy, laplacian = _gray_stack(crops[kept_crops])
-    dice = [_Die(d.candidate, final.get(i, d.guess), float(sharp), float(iso)) for d, i, sharp, iso
-            in zip(kept, kept_crops, _sharpness(gray, laplacian), _isotropy(gx, gy), strict=True)]
+    dice = [_Die(d.candidate, guess, float(sharp), float(iso)) for d, guess, sharp, iso
+            in zip(kept, final, _sharpness(gray, laplacian), _isotropy(gx, gy), strict=True)]
     return [d for d in dice if _counts_as_die(d)]
 
 

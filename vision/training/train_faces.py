@@ -27,6 +27,8 @@ from vision.recognise import CLASSES, CROP_MARGIN, CROP_SIZE, EMBED
 from vision.training.extract_crops import DIE_PX, PATCH, centred_crop
 from vision.training.photos import held_out_groups
 
+DISTIL_TEMPERATURE = 3.0   # softens the teacher's outputs so the student also learns which faces look alike
+
 
 class FaceNet(nn.Module):
     def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (32, 64, 128),
@@ -193,6 +195,27 @@ def to_tensor(crops: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0)
 
 
+def load_teacher(path: str, crop_size: int) -> FaceNet:
+    """A net saved by --save-torch, in eval mode (its BatchNorm statistics fixed, no dropout)."""
+    saved = torch.load(path, weights_only=False)
+    if not isinstance(saved, dict) or set(saved) != {"shape", "state"}:
+        raise SystemExit(f"{path} is not a net saved by train_faces --save-torch (expected its shape and state)")
+    if saved["shape"]["crop_size"] != crop_size:
+        raise SystemExit(f"the teacher {path} takes {saved['shape']['crop_size']} px crops, this net {crop_size}")
+    teacher = FaceNet(**saved["shape"])
+    teacher.load_state_dict(saved["state"])
+    return teacher.eval()
+
+
+def distillation_loss(logits: torch.Tensor, teacher: FaceNet, x: torch.Tensor, temperature: float) -> torch.Tensor:
+    """KL divergence from the teacher's softened outputs on the same crops to the student's (Hinton et al.), times
+    temperature squared so its gradients keep the size of the label loss's whatever the temperature."""
+    with torch.no_grad():
+        soft = torch.softmax(teacher(x)[0] / temperature, dim=1)
+    student = torch.log_softmax(logits / temperature, dim=1)
+    return nn.functional.kl_div(student, soft, reduction="batchmean") * temperature * temperature
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("patches", nargs="+")
@@ -208,6 +231,13 @@ def main(argv: list[str]) -> int:
                         "brought to zero mean and unit contrast")
     parser.add_argument("--aligned", action="store_true", help="train on crops turned by quarter turns and a few "
                         "degrees, not any angle")
+    parser.add_argument("--teacher", help="a trained net saved with --save-torch: the student also learns its soft "
+                        "outputs on the same crops (distillation), so a small net learns what the big one knows")
+    parser.add_argument("--distil-weight", type=float, default=0.5,
+                        help="share of the loss from the teacher's soft outputs (the rest: the labels)")
+    parser.add_argument("--temperature", type=float, default=DISTIL_TEMPERATURE,
+                        help="softmax temperature of teacher and student in the distillation loss")
+    parser.add_argument("--save-torch", help="also save the trained net (shape and weights) for use as a --teacher")
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
@@ -229,6 +259,9 @@ def main(argv: list[str]) -> int:
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
              args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
     net = FaceNet(**shape)
+    teacher = load_teacher(args.teacher, crop_size) if args.teacher else None
+    if not 0 <= args.distil_weight <= 1:
+        raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.
@@ -253,6 +286,9 @@ def main(argv: list[str]) -> int:
             optimiser.zero_grad()
             logits, _ = net(x)
             loss = loss_fn(logits, y)
+            if teacher is not None:
+                loss = (1 - args.distil_weight) * loss + args.distil_weight * distillation_loss(
+                    logits, teacher, x, args.temperature)
             loss.backward()
             optimiser.step()
             schedule.step()
@@ -270,6 +306,8 @@ def main(argv: list[str]) -> int:
     print(confusion)
 
     net.eval()
+    if args.save_torch:
+        torch.save({"shape": shape, "state": net.state_dict()}, args.save_torch)
     torch.onnx.export(net, torch.zeros(1, 3, crop_size, crop_size), args.out, input_names=["crops"],
                       output_names=["logits", "embedding"], dynamic_axes={"crops": {0: "n"}}, opset_version=13,
                       dynamo=False, do_constant_folding=True)

@@ -93,9 +93,12 @@ def test_a_split_part_no_bigger_than_a_die_is_filled_to_its_hull() -> None:
     part = np.zeros((40, 40), np.uint8)
     hook = np.array([(10, 10), (30, 10), (30, 30), (10, 30)])      # three sides of a 21 px die
     cv2.polylines(part, [hook], False, 255, thickness=2)
-    filled = detect._filled_if_one_die(part, die_area=21 * 21)
+    filled, outline = detect._filled_if_one_die(part, die_area=21 * 21)
     assert np.count_nonzero(filled[12:29, 12:29]) == 17 * 17      # the die's inside is filled
-    assert np.array_equal(detect._filled_if_one_die(part, die_area=200), part)     # two dice big: left as it is
+    assert outline is not None and cv2.minAreaRect(outline) == cv2.minAreaRect(detect._outline(filled))
+    unfilled, outline = detect._filled_if_one_die(part, die_area=200)
+    assert np.array_equal(unfilled, part)                         # two dice big: left as it is
+    assert outline is not None and cv2.boundingRect(outline) == (9, 9, 23, 23)
 
 
 def test_blob_splitting_is_deterministic() -> None:

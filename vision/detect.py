@@ -109,8 +109,8 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
                             interpolation=cv2.INTER_LINEAR)
     # Contrast is relative: on a dark tray a black die differs by fewer grey levels than on a white one, so on
     # a tray darker than _BRIGHT_TRAY differences and edges count up to _MAX_GAIN times more.
-    tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
-    gain = float(np.clip(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0, _MAX_GAIN))
+    tray_light = _median_level(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    gain = min(max(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0), _MAX_GAIN)
     # The opponent transform is linear, so the difference of colours can be transformed once (gain folded in).
     # (OpenCV's 3x3 transform and extractChannel are vectorised; split and 2- or 1-row transforms are not.) The
     # float images are updated in place: fresh megabyte-sized temporaries cost more than the arithmetic.
@@ -127,8 +127,7 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     colour = cv2.compare(cv2.add(shade, hue_squared, dst=shade), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
 
     gray = cv2.cvtColor(half, cv2.COLOR_BGR2GRAY)
-    gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0)
-    gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1)
+    gx, gy = cv2.spatialGradient(gray)      # the 3x3 Sobel responses both ways in one pass
     edges = cv2.compare(cv2.add(cv2.convertScaleAbs(gx, alpha=0.5), cv2.convertScaleAbs(gy, alpha=0.5)),
                         _EDGE_THRESHOLD / 2 / gain, cv2.CMP_GT)
     # Edges alone are thin lines: close them so a die's outline and pips fill its face.
@@ -147,13 +146,46 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     return _fill_small_holes(mask)
 
 
+def _median_level(gray: np.ndarray) -> float:
+    """np.median of a uint8 image, from its histogram (a fraction of the cost of sorting)."""
+    below = np.cumsum(cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel())
+    # The levels of the sorted pixels at (n - 1) // 2 and n // 2: the first levels with more pixels at or below.
+    middle = np.searchsorted(below, [(gray.size - 1) // 2 + 1, gray.size // 2 + 1])
+    return float(middle.mean())
+
+
 def _wide_median(image: np.ndarray) -> np.ndarray:
     """A median _BG_MEDIAN px wide taken _BG_MEDIAN_PASSES times: it reaches as far as one 17 px median, but
     5 px medians run on OpenCV's sorting network, far cheaper than the histogram method wider ones need (and on
-    trays crowded with dice it keeps more of the tray: measured, 20-dice virtual trays 90.8 -> 94.5% found)."""
-    for _ in range(_BG_MEDIAN_PASSES):
-        image = cv2.medianBlur(image, _BG_MEDIAN)
-    return image
+    trays crowded with dice it keeps more of the tray: measured, 20-dice virtual trays 90.8 -> 94.5% found).
+
+    OpenCV filters a one-channel image about three times faster than a 3-channel one of the same size, so the
+    channels are filtered side by side as one image, each with a margin that copies its edge column before every
+    pass (what the default border does at an image edge): the result is the same as filtering each alone.
+    """
+    w = image.shape[1]
+    reach = _BG_MEDIAN // 2
+    panel = w + 2 * reach
+    panels = cv2.hconcat([cv2.copyMakeBorder(channel, 0, 0, reach, reach, cv2.BORDER_REPLICATE)
+                          for channel in cv2.split(image)])
+    margins, edges = _panel_margins(image.shape[2], w, reach)
+    for k in range(_BG_MEDIAN_PASSES):
+        if k:
+            panels[:, margins] = panels[:, edges]
+        panels = cv2.medianBlur(panels, _BG_MEDIAN)
+    return cv2.merge([panels[:, c * panel + reach:c * panel + reach + w] for c in range(image.shape[2])])
+
+
+def _panel_margins(channels: int, width: int, reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """For channels laid side by side, each `width` wide between margins `reach` wide: the columns of the
+    margins, and for each the column of its panel's edge it copies."""
+    panel = width + 2 * reach
+    margins, edges = [], []
+    for c in range(channels):
+        for j in range(reach):
+            margins += [c * panel + j, c * panel + reach + width + j]
+            edges += [c * panel + reach, c * panel + reach + width - 1]
+    return np.array(margins), np.array(edges)
 
 
 def _walls(mask: np.ndarray) -> np.ndarray | None:
@@ -164,24 +196,27 @@ def _walls(mask: np.ndarray) -> np.ndarray | None:
     holding that many foreground pixels and treats each row (column) on its own: so only those are opened.
     """
     walls = None
-    for axis, kernel in ((1, (_WALL_LENGTH, 1)), (0, (1, _WALL_LENGTH))):
+    for axis in (1, 0):
         counts = cv2.reduce(mask, axis, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
         lines = np.flatnonzero(counts >= 255 * _WALL_LENGTH)
         if len(lines) == 0:
             continue
-        line = cv2.getStructuringElement(cv2.MORPH_RECT, kernel)
         if walls is None:
             walls = np.zeros_like(mask)
         if axis == 1:
-            walls[lines] = _open_inside(np.ascontiguousarray(mask[lines]), line)
+            walls[lines] = _long_runs(mask[lines], _WALL_LENGTH)
         else:
-            walls[:, lines] |= _open_inside(np.ascontiguousarray(mask[:, lines]), line)
+            walls[:, lines] |= _long_runs(mask[:, lines].T, _WALL_LENGTH).T
     return walls
 
 
-def _open_inside(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
-    """Morphological opening with nothing outside the mask (no run is lengthened by the edge)."""
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+def _long_runs(rows: np.ndarray, length: int) -> np.ndarray:
+    """The opening of each row by a line `length` long, with nothing outside the rows (no run is lengthened by
+    the edge). Columns are passed in as rows (transposed): OpenCV runs a row-wise line far faster than a
+    column-wise one on a narrow image."""
+    return cv2.morphologyEx(np.ascontiguousarray(rows), cv2.MORPH_OPEN,
+                            cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)),
+                            borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
@@ -193,42 +228,46 @@ def _fill_small_holes(mask: np.ndarray) -> np.ndarray:
         return mask
     filled = mask.copy()
     fills = []
-    for contour, (_, _, _, parent) in zip(contours, hierarchy[0], strict=True):
+    for contour, parent in zip(contours, hierarchy[0, :, 3].tolist(), strict=True):
         if parent >= 0:
             if cv2.contourArea(contour) < _MAX_SIDE * _MAX_SIDE:
                 fills.append(contour)
-            continue
-        (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-        if max(rw, rh) <= _HULL_SIDE and min(rw, rh) >= _HULL_SQUARENESS * max(rw, rh):
-            fills.append(cv2.convexHull(contour))
+        elif len(contour) > 2:      # a lone pixel or a straight run of them is its own hull
+            (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+            if max(rw, rh) <= _HULL_SIDE and min(rw, rh) >= _HULL_SQUARENESS * max(rw, rh):
+                fills.append(cv2.convexHull(contour))
     cv2.drawContours(filled, fills, -1, 255, thickness=cv2.FILLED)
     return filled
 
 
-def _k_means_centres(points: np.ndarray, k: int, iterations: int = 6) -> np.ndarray:
-    """Deterministic k-means on pixel coordinates (x, y): the k centres, shape (k, 2).
+def _k_means(points: np.ndarray, k: int, iterations: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Deterministic k-means on pixel positions (x + iy, complex64): the k centres (x + iy), and the sample of the
+    points they were fitted on with its cluster labels.
 
-    The centres are fitted on at most _KMEANS_SAMPLE evenly spaced points (plenty for a few dice), starting from
+    The centres are fitted on at least _KMEANS_SAMPLE evenly spaced points (plenty for a few dice), starting from
     farthest points (each the sample point farthest from those chosen before, the first the farthest from the
-    mean); cv2.kmeans starting from those labels needs no random start.
+    mean); cv2.kmeans starting from those labels needs no random start. (Positions as complex numbers: a distance
+    is one call.)
     """
     sample = np.ascontiguousarray(points[::max(1, len(points) // _KMEANS_SAMPLE)])
-    nearest = ((sample - sample.mean(axis=0)) ** 2).sum(axis=1)
-    starts = []
-    for _ in range(k):
-        starts.append(sample[np.argmax(nearest)])
-        nearest = np.minimum(nearest, ((sample - starts[-1]) ** 2).sum(axis=1)) if starts[1:] else \
-            ((sample - starts[-1]) ** 2).sum(axis=1)
-    labels = _nearest_centre(sample, np.stack(starts)).astype(np.int32).reshape(-1, 1)
-    _, _, centres = cv2.kmeans(sample, k, labels, (cv2.TERM_CRITERIA_MAX_ITER, iterations, 0), 1,
-                               cv2.KMEANS_USE_INITIAL_LABELS)
-    return centres
+    nearest = np.abs(sample - sample.mean())
+    starts = np.empty(k, np.complex64)
+    for i in range(k):
+        starts[i] = sample[nearest.argmax()]
+        distance = np.abs(sample - starts[i])
+        nearest = distance if i == 0 else np.minimum(nearest, distance, out=nearest)
+    labels = _nearest_centre(sample, starts).astype(np.int32).reshape(-1, 1)
+    _, labels, centres = cv2.kmeans(sample.view(np.float32).reshape(-1, 2), k, labels,
+                                    (cv2.TERM_CRITERIA_MAX_ITER, iterations, 0), 1, cv2.KMEANS_USE_INITIAL_LABELS)
+    return centres.view(np.complex64).ravel(), sample, labels.ravel()
 
 
 def _nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """The index of the nearest centre for every point (N, 2): |p - c|^2 = |p|^2 - 2 p.c + |c|^2, and |p|^2 is
-    the same for every centre, so one (N, k) product decides."""
-    return np.argmin((centres * centres).sum(axis=1) - 2 * points @ centres.T, axis=1)
+    """The index of the nearest centre for every point (positions as complex numbers)."""
+    if len(centres) == 2:
+        return (np.abs(points - centres[1]) < np.abs(points - centres[0])).view(np.int8)
+    # OpenCV's row-wise argmin: numpy's along a short last axis costs several times more.
+    return cv2.reduceArgMin(np.abs(points[:, None] - centres), 1).ravel()
 
 
 def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float | None:
@@ -244,53 +283,77 @@ def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float 
     return aspect if several else None
 
 
-def _split(blob: np.ndarray, rect: _Rect, die_area: float, area_counts_dice: bool) -> list[np.ndarray]:
-    """The blob's two parts, or [] when it looks like one die or a part is too small.
+@dataclass(frozen=True)
+class _Clusters:
+    """A blob's pixels shared out among the dice k-means found in it (clustered once for the whole blob tree)."""
 
-    The pixels are clustered into as many dice as the blob holds, and the clusters shared out in two groups
-    along the blob's length (so a row of three dice is cut between dice, not through the middle one). The blob
-    holds as many dice as its area says when the die area was measured on enough single dice
-    (area_counts_dice); else no more than it is long in widths (a guessed area miscounts).
-    """
-    length = _length_if_several(blob, rect, die_area)
-    if length is None:
-        return []
-    points = cv2.findNonZero(blob).reshape(-1, 2).astype(np.float32)
+    labels: np.ndarray      # the blob's pixels: 1 + the index of their die's cluster; 0 elsewhere
+    moments: np.ndarray     # per cluster (k, 6), of k-means' sample: point count, sums of x, y, x*x, y*y, x*y
+
+    def principal_order(self, subset: np.ndarray) -> np.ndarray:
+        """The clusters of `subset` in the order they lie along the principal axis of their pixels together."""
+        n, sx, sy, sxx, syy, sxy = self.moments[subset].sum(axis=0)
+        mx, my = sx / n, sy / n
+        angle = 0.5 * np.arctan2(2 * (sxy / n - mx * my), (sxx / n - mx * mx) - (syy / n - my * my))
+        means = self.moments[subset, 1:3] / self.moments[subset, :1]
+        return subset[np.argsort(means @ np.array([np.cos(angle), np.sin(angle)]), kind="stable")]
+
+
+def _clusters(blob: np.ndarray, length: float, die_area: float, area_counts_dice: bool) -> _Clusters:
+    """The blob's pixels clustered into as many dice as it holds: as many as its area says when the die area was
+    measured on enough single dice (area_counts_dice); else no more than it is long in widths (a guessed area
+    miscounts)."""
+    points = cv2.findNonZero(blob).reshape(-1, 2)
     by_area = round(len(points) / die_area)
-    dice = int(np.clip(by_area if area_counts_dice else min(by_area, round(length)), 2, _MAX_DICE_PER_BLOB))
-    centres = _k_means_centres(points, dice)
-    group = np.zeros(dice, bool)
-    if dice == 2:
-        group[1] = True
-    else:
-        # Along the blob's length (its principal axis): the first half of the clusters, and the rest.
-        _, axes = cv2.PCACompute(points, mean=None, maxComponents=1)
-        group[np.argsort(centres @ axes[0])[dice // 2:]] = True
-    second_points = points[group[_nearest_centre(points, centres)]].astype(np.intp)
-    second = np.zeros_like(blob)
-    second[second_points[:, 1], second_points[:, 0]] = 255
+    dice = min(max(by_area if area_counts_dice else min(by_area, round(length)), 2), _MAX_DICE_PER_BLOB)
+    positions = points.astype(np.float32).view(np.complex64).ravel()      # x + iy
+    centres, sample, sample_labels = _k_means(positions, dice)
+    labels = np.zeros_like(blob)
+    labels.ravel()[points @ np.array([1, blob.shape[1]], np.int32)] = _nearest_centre(positions, centres) + 1
+    # The principal axes of groups of clusters need only their moments: k-means' sample tells them well enough.
+    x, y = sample.real.astype(np.float64), sample.imag.astype(np.float64)
+    moments = np.stack([np.bincount(sample_labels, weights=w, minlength=dice)
+                        for w in (None, x, y, x * x, y * y, x * y)], axis=1)
+    return _Clusters(labels, moments)
+
+
+def _split(blob: np.ndarray, clusters: _Clusters, subset: np.ndarray, die_area: float
+           ) -> list[tuple[np.ndarray, np.ndarray | None, np.ndarray]]:
+    """The blob's two parts (each with its outline if known) and the clusters each holds, or [] when a part is
+    too small to be a die.
+
+    The clusters are shared out in two groups along the blob's length (so a row of three dice is cut between
+    dice, not through the middle one): the first half of them, and the rest.
+    """
+    ordered = subset if len(subset) == 2 else clusters.principal_order(subset)
+    first_dice, second_dice = ordered[:len(ordered) // 2], ordered[len(ordered) // 2:]
+    in_second = np.zeros(256, np.uint8)
+    in_second[second_dice + 1] = 255
+    second = cv2.bitwise_and(cv2.LUT(clusters.labels, in_second), blob)
     parts = []
     for part in (cv2.subtract(blob, second), second):
         # The cut between two dice leaves thin bridges: open before judging and splitting further.
         part = cv2.morphologyEx(part, cv2.MORPH_OPEN, _SQUARE3)
         parts.append(_filled_if_one_die(part, die_area))
-    if min(cv2.countNonZero(p) for p in parts) < _HALF_AREA * die_area:
+    if min(cv2.countNonZero(p) for p, _ in parts) < _HALF_AREA * die_area:
         return []
-    return parts
+    return [(*parts[0], np.sort(first_dice)), (*parts[1], np.sort(second_dice))]
 
 
-def _filled_if_one_die(part: np.ndarray, die_area: float) -> np.ndarray:
+def _filled_if_one_die(part: np.ndarray, die_area: float) -> tuple[np.ndarray, np.ndarray | None]:
     """The part filled to its convex hull when that hull is no bigger than one die (dice are convex: a pale die
-    beside a coloured one shows as a hook of outline and shadow), else the part as it is."""
+    beside a coloured one shows as a hook of outline and shadow), else the part as it is; and the outline of
+    its largest piece (None if it is empty). A filled part's outline is its hull: what is filled is that polygon,
+    and a rect fitted to the hull is the rect of the outline (no second contour search)."""
     outline = _outline(part)
     if outline is None:
-        return part
+        return part, None
     hull = cv2.convexHull(outline)
     if cv2.contourArea(hull) > _PART_HULL_AREA * die_area:
-        return part
+        return part, outline
     filled = part.copy()
     cv2.drawContours(filled, [hull], -1, 255, thickness=cv2.FILLED)
-    return filled
+    return filled, hull
 
 
 def _outline(part: np.ndarray) -> np.ndarray | None:
@@ -299,15 +362,23 @@ def _outline(part: np.ndarray) -> np.ndarray | None:
     return max(contours, key=cv2.contourArea) if contours else None
 
 
-def _die_candidate(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], region: np.ndarray
-                   ) -> Candidate | None:
+@dataclass(frozen=True)
+class _Frame:
+    """What the blobs of one frame are judged by (in mask pixels)."""
+
+    shape: tuple[int, int]          # the mask's height and width
+    region: np.ndarray | None       # the tray region (255 inside), None when it is the whole frame
+    die_area: float                 # the area of one die
+    area_counts_dice: bool          # die_area was measured on enough single dice to count dice by area
+
+
+def _die_candidate(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], frame: _Frame) -> Candidate | None:
     """The blob outlined by `contour` as one die, or None when it cannot be one (wrong size, or too hollow)."""
-    candidate = _candidate_from(contour, rect, offset, region)
+    candidate = _candidate_from(contour, rect, offset, frame)
     return candidate if candidate is not None and candidate.fill >= _MIN_FILL else None
 
 
-def _candidate_from(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], region: np.ndarray
-                    ) -> Candidate | None:
+def _candidate_from(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], frame: _Frame) -> Candidate | None:
     area = cv2.contourArea(cv2.convexHull(contour))  # a die seen as an open ring of edges still fills its rect
     (cx, cy), (rw, rh), angle = rect
     if min(rw, rh) < _MIN_SIDE * 0.8 or max(rw, rh) > _MAX_SIDE * 1.5:
@@ -315,10 +386,11 @@ def _candidate_from(contour: np.ndarray, rect: _Rect, offset: tuple[int, int], r
     fill = area / max(rw * rh, 1.0)
     x, y, w, h = cv2.boundingRect(contour)
     ox, oy = offset
-    fh, fw = region.shape
+    fh, fw = frame.shape
     x0, y0 = x + ox, y + oy
     touches = bool(x0 <= 0 or y0 <= 0 or x0 + w >= fw or y0 + h >= fh
-                   or region[max(y0 - 1, 0):y0 + h + 1, max(x0 - 1, 0):x0 + w + 1].min() == 0)
+                   or (frame.region is not None
+                       and frame.region[max(y0 - 1, 0):y0 + h + 1, max(x0 - 1, 0):x0 + w + 1].min() == 0))
     # Back to work pixels (pixel centres: mask pixel i covers work pixels s*i .. s*i + s - 1).
     s = _MASK_SCALE
     centre = ((cx + ox + 0.5) * s - 0.5, (cy + oy + 0.5) * s - 0.5)
@@ -334,8 +406,18 @@ def _typical_die_area(stats: np.ndarray) -> tuple[float, int]:
     single = (side >= 1.5 * _MIN_SIDE) & (side <= _MAX_SIDE) & (np.minimum(w, h) > 0.7 * side) & (area > 0.6 * w * h)
     if single.any():
         # A little above the median: dice cut by a wall or a shadow edge are smaller, never larger.
-        return float(np.percentile(area[single], 60)), int(np.count_nonzero(single))
+        return _percentile(area[single], 60), int(np.count_nonzero(single))
     return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9, 0
+
+
+def _percentile(values: np.ndarray, q: float) -> float:
+    """np.percentile(values, q) (linear interpolation between the nearest ranks), without its overhead, which is
+    many times the cost of sorting the few blob areas it is taken of."""
+    ordered = np.sort(values)
+    rank = (len(ordered) - 1) * q / 100
+    below = int(rank)
+    above = min(below + 1, len(ordered) - 1)
+    return float(ordered[below] + (ordered[above] - ordered[below]) * (rank - below))
 
 
 @dataclass(frozen=True)
@@ -375,43 +457,53 @@ class Blob:
         return dice, parts
 
 
-def _blob_tree(mask: np.ndarray, offset: tuple[int, int], region: np.ndarray, die_area: float,
-               area_counts_dice: bool, depth: int = 0) -> Blob:
-    outline = _outline(mask)
+def _blob_tree(mask: np.ndarray, offset: tuple[int, int], frame: _Frame, depth: int = 0,
+               clusters: _Clusters | None = None, dice: np.ndarray | None = None,
+               outline: np.ndarray | None = None) -> Blob:
+    """The blob as one die and, when it looks like several, split in two again and again. The blob is clustered
+    into dice once; its parts are split along those clusters (`dice`: the clusters the part holds), unless a part
+    of one cluster still looks like several dice (the count was short): that part is clustered afresh."""
+    outline = _outline(mask) if outline is None else outline
     if outline is None:
         return Blob(None)
     rect = cv2.minAreaRect(outline)
-    whole = _die_candidate(outline, rect, offset, region)
-    parts = _split(mask, rect, die_area, area_counts_dice) if depth < _SPLIT_DEPTH else []
-    return Blob(whole, tuple(_blob_tree(p, offset, region, die_area, area_counts_dice, depth + 1)
-                             for p in parts))
+    whole = _die_candidate(outline, rect, offset, frame)
+    length = _length_if_several(mask, rect, frame.die_area) if depth < _SPLIT_DEPTH else None
+    if length is None:
+        return Blob(whole)
+    if clusters is None or dice is None or len(dice) < 2:
+        clusters = _clusters(mask, length, frame.die_area, frame.area_counts_dice)
+        dice = np.arange(len(clusters.moments))
+    return Blob(whole, tuple(_blob_tree(part, offset, frame, depth + 1, clusters, held, part_outline)
+                             for part, part_outline, held in _split(mask, clusters, dice, frame.die_area)))
 
 
 def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Blob]:
     """Blobs that may be dice in a work-size BGR frame, restricted to the tray region (x, y, w, h) if given."""
-    region = _tray_mask(image.shape[:2], tray)
-    mask = cv2.bitwise_and(foreground_mask(image), region)
+    region = None if tray is None else _tray_mask(image.shape[:2], tray)
+    mask = foreground_mask(image)
+    if region is not None:
+        mask = cv2.bitwise_and(mask, region)
     # BBDT: the same components as the default labelling, with stats at a third of its cost.
-    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
+    _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
     die_area, singles = _typical_die_area(stats)
-    area_counts_dice = singles >= _COUNTING_SINGLES
+    frame = _Frame(mask.shape, region, die_area, singles >= _COUNTING_SINGLES)
     # Each component's outline from one pass over the mask: a blob too small to split needs nothing else.
     outlines = {}
     for contour in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         x0, y0 = contour[0, 0]
         outlines[int(labels[y0, x0])] = contour
+    # Specks, and tray walls or whole arms (nothing die-like to split out of them), are passed over.
+    side, area = stats[:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]].max(axis=1), stats[:, cv2.CC_STAT_AREA]
+    kept = (side >= _MIN_SIDE) & (area >= 0.3 * die_area) & ~((area > 14 * die_area) & (side > 4 * _MAX_SIDE))
+    kept[0] = False     # the background
     blobs: list[Blob] = []
-    for i in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        if max(w, h) < _MIN_SIDE or area < 0.3 * die_area:
-            continue
-        if area > 14 * die_area and max(w, h) > 4 * _MAX_SIDE:
-            continue    # a tray wall or a whole arm: nothing die-like to split out of it
+    for i in np.flatnonzero(kept).tolist():
+        x, y, w, h, area = stats[i].tolist()
         if area <= _PAIR_AREA * die_area and i in outlines:
-            blob = Blob(_die_candidate(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), region))
+            blob = Blob(_die_candidate(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), frame))
         else:
-            blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), region, die_area,
-                              area_counts_dice)
+            blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), frame)
         if blob.candidates:
             blobs.append(blob)
     return blobs

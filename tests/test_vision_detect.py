@@ -166,3 +166,45 @@ def test_overlapping_dice_are_those_of_any_overlapping_pair(placed: list[tuple[f
     expected = {i for i, a in enumerate(dice) for j, b in enumerate(dice)
                 if i != j and read._overlap(a.candidate, b.candidate) > read.OVERLAP_FRACTION}
     assert read._overlapping(dice) == expected
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(8, 90), st.integers(8, 70))
+def test_the_background_median_of_channels_side_by_side_equals_filtering_each_alone(seed: int, width: int,
+                                                                                       height: int) -> None:
+    rng = np.random.default_rng(seed)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (height, width, 3), dtype=np.uint8), (5, 5), 1.5)
+    expected = image
+    for _ in range(detect._BG_MEDIAN_PASSES):
+        expected = cv2.medianBlur(expected, detect._BG_MEDIAN)
+    assert np.array_equal(detect._wide_median(image), expected)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 255), min_size=1, max_size=300))
+def test_the_tray_level_is_the_median_gray_level(levels: list[int]) -> None:
+    gray = np.array(levels, np.uint8).reshape(1, -1)
+    assert detect._median_level(gray) == float(np.median(gray))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(1.0, 5000.0, width=32), min_size=1, max_size=40))
+def test_the_typical_die_area_percentile_is_numpys(areas: list[float]) -> None:
+    values = np.array(areas, np.float32)
+    assert detect._percentile(values, 60) == pytest.approx(float(np.percentile(values, 60)), rel=1e-5)
+
+
+def test_a_blob_of_four_dice_in_a_row_is_clustered_once_and_halved_between_dice() -> None:
+    blob = np.zeros((30, 130), np.uint8)
+    for k in range(4):                       # four 24 px dice, 2 px bridges between them
+        blob[3:27, 3 + k * 31:27 + k * 31] = 255
+        if k:
+            blob[14:16, k * 31 - 4:k * 31 + 3] = 255
+    clusters = detect._clusters(blob, length=4.0, die_area=24 * 24, area_counts_dice=True)
+    assert len(clusters.moments) == 4
+    halves = detect._split(blob, clusters, np.arange(4), die_area=24 * 24)
+    assert len(halves) == 2
+    for part, _, dice in halves:
+        assert len(dice) == 2
+        xs = np.flatnonzero(part.any(axis=0))
+        assert xs.max() - xs.min() < 2 * 31      # two dice, not a die and a half

@@ -147,11 +147,11 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
 
 
 def _median_level(gray: np.ndarray) -> float:
-    """np.median of a uint8 image, from its histogram (a fraction of the cost of sorting)."""
-    below = np.cumsum(cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel())
-    # The levels of the sorted pixels at (n - 1) // 2 and n // 2: the first levels with more pixels at or below.
-    middle = np.searchsorted(below, [(gray.size - 1) // 2 + 1, gray.size // 2 + 1])
-    return float(middle.mean())
+    """np.median of a small uint8 image without its overhead: the two middle levels by one partial sort."""
+    flat = gray.ravel()
+    low, high = (flat.size - 1) // 2, flat.size // 2
+    middle = np.partition(flat, [low, high])
+    return (float(middle[low]) + float(middle[high])) / 2
 
 
 def _wide_median(image: np.ndarray) -> np.ndarray:
@@ -196,26 +196,24 @@ def _walls(mask: np.ndarray) -> np.ndarray | None:
     holding that many foreground pixels and treats each row (column) on its own: so only those are opened.
     """
     walls = None
-    for axis in (1, 0):
-        counts = cv2.reduce(mask, axis, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
+    # Columns are handled as the rows of the transposed mask: OpenCV runs a line along rows far faster.
+    for image, transposed in ((mask, False), (cv2.transpose(mask), True)):
+        counts = cv2.reduce(image, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
         lines = np.flatnonzero(counts >= 255 * _WALL_LENGTH)
         if len(lines) == 0:
             continue
-        if walls is None:
-            walls = np.zeros_like(mask)
-        if axis == 1:
-            walls[lines] = _long_runs(mask[lines], _WALL_LENGTH)
-        else:
-            walls[:, lines] |= _long_runs(mask[:, lines].T, _WALL_LENGTH).T
+        found = np.zeros_like(image)
+        found[lines] = _long_runs(image[lines], _WALL_LENGTH)
+        if transposed:
+            found = cv2.transpose(found)
+        walls = found if walls is None else cv2.bitwise_or(walls, found, dst=walls)
     return walls
 
 
 def _long_runs(rows: np.ndarray, length: int) -> np.ndarray:
     """The opening of each row by a line `length` long, with nothing outside the rows (no run is lengthened by
-    the edge). Columns are passed in as rows (transposed): OpenCV runs a row-wise line far faster than a
-    column-wise one on a narrow image."""
-    return cv2.morphologyEx(np.ascontiguousarray(rows), cv2.MORPH_OPEN,
-                            cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)),
+    the edge)."""
+    return cv2.morphologyEx(rows, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)),
                             borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 

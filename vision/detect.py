@@ -120,9 +120,10 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
     cv2.multiply(opponent, opponent, dst=opponent)
     hue_squared = cv2.transform(opponent, np.array([[0.0, 1.0, 1.0]], np.float32))
     # Shadows are darker tray of the same hue: darkening counts less than brightening or a change of hue.
+    # (A scaled sum runs vectorised where a product with a scalar or a maximum with one does not.)
     shade = cv2.addWeighted(lightness, -_SHADOW_WEIGHT, lightness, 0.0, -_SHADOW_DEPTH * _SHADOW_WEIGHT)
-    cv2.max(shade, cv2.multiply(lightness, _LIGHT_WEIGHT, dst=lightness), dst=shade)
-    cv2.max(shade, 0.0, dst=shade)
+    cv2.max(shade, cv2.addWeighted(lightness, _LIGHT_WEIGHT, lightness, 0.0, 0.0, dst=lightness), dst=shade)
+    cv2.threshold(shade, 0.0, 0.0, cv2.THRESH_TOZERO, dst=shade)
     cv2.multiply(shade, shade, dst=shade)
     colour = cv2.compare(cv2.add(shade, hue_squared, dst=shade), _COLOUR_THRESHOLD ** 2, cv2.CMP_GT)
 

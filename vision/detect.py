@@ -4,9 +4,10 @@ The tray is whatever most of the frame looks like locally, so the background is 
 downscaled copy (dice cover a small part of any window that wide). A pixel is foreground when its colour differs
 from that background or when it sits among strong local edges (pips and die outlines, which also catch white dice
 on a white tray). Long straight strips (tray walls) are removed. Touching dice are split in two, again and again
-while a part looks like more than one die: k-means clusters the blob's pixels into as many dice as it holds (by
-area, or no more than its length when the frame's die size is a guess) and the cut falls between clusters, along
-the blob's length. Dice are convex, so a lone die-sized blob or a die-sized part of a split is filled to its
+while a part looks like more than one die: k-means clusters the blob's pixels once into as many dice as it holds
+(by area, or no more than its length when the frame's die size is a guess), and each cut falls between clusters,
+along the length of the part being cut (a part of one cluster that still looks like several dice is clustered
+afresh). Dice are convex, so a lone die-sized blob or a die-sized part of a split is filled to its
 convex hull (a pale die on a pale tray shows only part of its outline). What comes out are *candidates*: the face
 classifier (vision.recognise) has a "not a die" class that rejects tray marks and clutter.
 
@@ -342,8 +343,9 @@ def _split(blob: np.ndarray, clusters: _Clusters, subset: np.ndarray, die_area: 
 def _filled_if_one_die(part: np.ndarray, die_area: float) -> tuple[np.ndarray, np.ndarray | None]:
     """The part filled to its convex hull when that hull is no bigger than one die (dice are convex: a pale die
     beside a coloured one shows as a hook of outline and shadow), else the part as it is; and the outline of
-    its largest piece (None if it is empty). A filled part's outline is its hull: what is filled is that polygon,
-    and a rect fitted to the hull is the rect of the outline (no second contour search)."""
+    its largest piece (None if it is empty). A filled part's outline is taken to be its hull (no second contour
+    search): that polygon is what was filled, and a rect fitted to it is the rect of the filled piece unless
+    another piece of the part touches the hull (rare; the outline then leaves that piece out)."""
     outline = _outline(part)
     if outline is None:
         return part, None

@@ -504,7 +504,7 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
         if area <= _PAIR_AREA * die_area and i in outlines:
             blob = Blob(_die_candidate(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), frame))
         else:
-            blob = _blob_tree((labels[y:y + h, x:x + w] == i).astype(np.uint8) * 255, (x, y), frame)
+            blob = _blob_tree(cv2.compare(labels[y:y + h, x:x + w], i, cv2.CMP_EQ), (x, y), frame)
         if blob.candidates:
             blobs.append(blob)
     return blobs

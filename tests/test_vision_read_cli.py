@@ -91,10 +91,18 @@ def test_model_files_round_trip_and_bad_files_say_what_is_wrong(tmp_path: Path) 
 def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from companion import bench
 
-    assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6"]) == 0
+    assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
+                       "--hazard-trays", "1"]) == 0
     out = capsys.readouterr().out
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
     assert "| taught A-K-Q-J die " in out
+    hazard_rows = {line.split("|")[1].strip(): [int(v) for v in line.split("|")[2:-1]]
+                   for line in out.splitlines() if line.startswith("| ") and line.split("|")[1].strip()
+                   in ("cocked", "stacked", "cut", "blurred")}
+    assert set(hazard_rows) == {"cocked", "stacked", "cut", "blurred"}
+    for trays, dice, flagged, missed, read_sure, accepted in hazard_rows.values():
+        assert trays == 1 and dice >= 1 and flagged + missed + read_sure == dice and accepted <= trays
+    assert hazard_rows["stacked"][1] == 2     # a stacked pair: both dice have the hazard
     assert "ms per frame at 640x480" in out and "ms per frame at 1280x960" in out
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2

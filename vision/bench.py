@@ -7,6 +7,9 @@ hazards (every die should be read), and of a card-letter die that `teach` learne
 found when a reading's box overlaps its labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure
 and the right face; silently wrong = sure and the wrong face; flagged unsure = found but not sure; false dice =
 readings that match no die.
+Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge or blurred, read with
+the number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no
+such tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
@@ -105,6 +108,57 @@ TAUGHT_SHOTS = 3
 TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die_size": (34.0, 42.0)}
 
 
+HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred")
+HAZARD_SEED_START = BENCH_SEED_START + 600_000
+
+
+@dataclass
+class HazardTally:
+    hazard: str
+    trays: int = 0
+    dice: int = 0           # dice with the hazard
+    flagged: int = 0        # found and unsure
+    missed: int = 0         # not found (the count then differs: the tray is re-rolled all the same)
+    read_sure: int = 0      # found and read as a sure face
+    accepted: int = 0       # trays read "ok" despite the hazard
+
+    def row(self) -> str:
+        return (f"| {self.hazard:<8} | {self.trays:>5} | {self.dice:>11} | {self.flagged:>7} | {self.missed:>9} | "
+                f"{self.read_sure:>9} | {self.accepted:>14} |")
+
+
+HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read sure | trays accepted |\n"
+                 "|----------|-------|-------------|---------|-----------|-----------|----------------|")
+
+
+def run_hazards(hazard: str, trays: int) -> HazardTally:
+    """Trays with one hazard, d6 and Excape in turn, each read expecting the dice thrown."""
+    from vision.training.photos import match_boxes
+    from vision.virtual_tray import render_tray
+
+    tally = HazardTally(hazard)
+    for k in range(trays):
+        model = D6 if k % 2 == 0 else EXCAPE
+        rendered = render_tray(HAZARD_SEED_START + 10_000 * HAZARD_NAMES.index(hazard) + k, model,
+                               hazards=frozenset({hazard}))
+        reading = read_tray(rendered.image, model, expect=len(rendered.dice))
+        tally.trays += 1
+        tally.accepted += reading.status == "ok"
+        matched = {j: i for i, j in match_boxes([d.box for d in reading.dice], [d.box for d in rendered.dice],
+                                                MATCH_IOU).items()}
+        for j, die in enumerate(rendered.dice):
+            if hazard not in die.hazards:
+                continue
+            tally.dice += 1
+            if j not in matched:
+                tally.missed += 1
+            elif reading.dice[matched[j]].sure:
+                tally.read_sure += 1
+            else:
+                tally.flagged += 1
+    return tally
+
+
 def taught_die() -> tuple[DieModel, DieModel]:
     """The card die as the renderer draws it, and the model `teach` learns from its shots."""
     from vision.models import DieKind, Face
@@ -174,6 +228,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--virtual-dice", type=int, default=2000, help="dice per virtual set (default 2000)")
     parser.add_argument("--taught-dice", type=int, default=500,
                         help="dice read with a model taught from a few virtual shots (0: skip that row)")
+    parser.add_argument("--hazard-trays", type=int, default=50,
+                        help="virtual trays per hazard (cocked, stacked, cut, blurred; 0: skip that table)")
     parser.add_argument("--show-wrong", action="store_true", help="list every silently wrong die")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -192,6 +248,8 @@ def main(argv: list[str]) -> int:
         throws = virtual_trays(drawn, 10 * args.taught_dice, **TAUGHT_LOOK)
         tallies.append(run_set(f"taught {'-'.join(TAUGHT_LABELS)} die", taught, throws, expect_dice=args.taught_dice))
 
+    hazard_tallies = [run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES] if args.hazard_trays else []
+
     from vision.virtual_tray import render_tray
 
     speed_rows = []
@@ -205,6 +263,11 @@ def main(argv: list[str]) -> int:
     print(HEADER)
     for tally in tallies:
         print(tally.row())
+    if hazard_tallies:
+        print()
+        print(HAZARD_HEADER)
+        for hazard_tally in hazard_tallies:
+            print(hazard_tally.row())
     print()
     for (w, h), (wall_ms, cpu_ms) in speed_rows:
         print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {wall_ms:.1f} wall clock, {cpu_ms:.1f} CPU")

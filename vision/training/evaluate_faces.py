@@ -3,9 +3,11 @@
 The validation split is every N-th photo / virtual tray of the *train* split (train_faces.held_out_groups); the
 test split stays the benchmark's. Each held-out patch is cut as the reader cuts a die (centred, upright) and read
 by vision.recognise.read_faces (two views, the sure thresholds), so the figures are comparable between nets of
-any input size and can tune the thresholds:
+any input size and can tune the thresholds. With --quick, the reader's cascade is scored (the quick net reads
+every crop, the --weights net the crops the quick one is not near certain of) and the full net's share printed:
 
     .venv/bin/python -m vision.training.evaluate_faces --weights vision/weights/faces.onnx \\
+        [--quick vision/weights/faces_quick.onnx [--quick-certain 0.97]] \\
         --d6 /tmp/real.npz --mixed /tmp/virtual.npz --excape /tmp/excape.npz [--sure-probability 0.7 ...]
 """
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from vision import recognise
 from vision.models import D6, EXCAPE, DieModel
-from vision.recognise import FaceNet, read_faces
+from vision.recognise import FaceCascade, FaceClassifier, FaceNet, read_faces
 from vision.training.extract_crops import centred_crop
 from vision.training.photos import held_out_groups
 
@@ -31,7 +33,7 @@ def _appearance(label: str) -> str | None:
     return "symbol:cross" if label == "X" else f"pips:{label}"
 
 
-def score(net: FaceNet, crop_size: int, patches: np.ndarray, labels: np.ndarray, models: list[DieModel]
+def score(net: FaceClassifier, crop_size: int, patches: np.ndarray, labels: np.ndarray, models: list[DieModel]
           ) -> dict[str, int]:
     """Counts: dice whose best guess is right (top1), dice read right / silently wrong / unsure, tilted dice read
     as a sure face, "none" read as a die."""
@@ -70,6 +72,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--excape", action="append", default=[], help="patches of Excape dice only")
     parser.add_argument("--mixed", action="append", default=[], help="render_crops patches: odd trays Excape")
     parser.add_argument("--val-every", type=int, default=5)
+    parser.add_argument("--quick", type=Path, help="a quick net to read every crop first (the reader's cascade)")
+    parser.add_argument("--quick-certain", type=float, default=recognise.QUICK_CERTAIN,
+                        help="the quick net's best class at least this probable: the full net does not read the crop")
     parser.add_argument("--sure-probability", type=float, default=recognise.SURE_PROBABILITY)
     parser.add_argument("--sure-margin", type=float, default=recognise.SURE_MARGIN)
     parser.add_argument("--close-margin", type=float, default=recognise.CLOSE_MARGIN)
@@ -78,11 +83,15 @@ def main(argv: list[str]) -> int:
     recognise.SURE_PROBABILITY = args.sure_probability
     recognise.SURE_MARGIN = args.sure_margin
     recognise.CLOSE_MARGIN = args.close_margin
-    net = FaceNet(args.weights)
+    net: FaceClassifier = FaceNet(args.weights)
+    if args.quick:
+        net = FaceCascade(FaceNet(args.quick), net, args.quick_certain)
     sets = [(f, "d6") for f in args.d6] + [(f, "excape") for f in args.excape] + [(f, "mixed") for f in args.mixed]
     if not sets:
         parser.error("give at least one patch file (--d6, --excape or --mixed)")
-    print(f"{args.weights}  sure p>={args.sure_probability} margin>={args.sure_margin} 6/7>={args.close_margin}")
+    quick = f"  quick {args.quick} certain >= {args.quick_certain}" if args.quick else ""
+    print(f"{args.weights}{quick}  sure p>={args.sure_probability} margin>={args.sure_margin} "
+          f"6/7>={args.close_margin}")
     print(f"{'set':<16} {'dice':>6} {'top-1':>8} {'right':>8} {'wrong':>8} {'unsure':>8} {'tilted sure':>12} "
           f"{'none as die':>12}")
     started = time.process_time()
@@ -97,6 +106,9 @@ def main(argv: list[str]) -> int:
               f"{c['wrong'] / n:>8.2%} {c['unsure'] / n:>8.2%} "
               f"{c['tilted_sure']:>5}/{c['tilted']:<6} {c['none_as_die']:>5}/{c['none']:<6}")
     print(f"CPU {time.process_time() - started:.1f} s")
+    if isinstance(net, FaceCascade):
+        print(f"the full net read {net.crops_passed_on} of {net.crops_read} crops "
+              f"({net.crops_passed_on / max(net.crops_read, 1):.1%}, second reads included)")
     return 0
 
 

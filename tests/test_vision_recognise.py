@@ -1,0 +1,138 @@
+"""The face classifier cascade: the quick net's near-certain reads stand, the full net reads the rest."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vision.models import D6
+from vision.recognise import (
+    CLASSES,
+    CROP_SIZE,
+    QUICK_CERTAIN,
+    QUICK_NEVER_ALONE,
+    QUICK_WEIGHTS,
+    WEIGHTS,
+    FaceCascade,
+    FaceNet,
+    crop_die,
+    read_faces,
+    softmax,
+)
+from vision.virtual_tray import render_tray
+
+
+class _Fixed:
+    """A stand-in net: the given logits for crop k (crops are tagged by their first pixel), recording its input."""
+
+    def __init__(self, logits: np.ndarray) -> None:
+        self.logits = logits
+        self.seen: list[int] = []
+
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        tags = [int(c[0, 0, 0]) for c in crops]
+        self.seen += tags
+        return self.logits[tags]
+
+
+def _tagged(n: int) -> np.ndarray:
+    crops = np.zeros((n, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    crops[:, 0, 0, 0] = np.arange(n)
+    return crops
+
+
+def _peaked(best: list[int], height: list[float]) -> np.ndarray:
+    logits = np.zeros((len(best), len(CLASSES)), np.float32)
+    logits[np.arange(len(best)), best] = height
+    return logits
+
+
+def test_cascade_passes_only_uncertain_crops_to_the_full_net() -> None:
+    # softmax over 10 classes of a logit h against nine zeros: h = 8 -> 0.997, h = 3 -> 0.69
+    quick = _Fixed(_peaked([0, 1, 2, 9], [8.0, 3.0, 8.0, 3.0]))
+    full = _Fixed(_peaked([5, 6, 7, 8], [9.0, 9.0, 9.0, 9.0]))
+    cascade = FaceCascade(quick, full, certain=0.97)
+    logits = cascade.run(_tagged(4))
+    assert quick.seen == [0, 1, 2, 3]
+    assert full.seen == [1, 3]
+    assert np.argmax(logits, axis=1).tolist() == [0, 6, 2, 8]
+    assert (cascade.crops_read, cascade.crops_passed_on) == (4, 2)
+
+
+def test_cascade_passes_close_faces_to_the_full_net_however_certain() -> None:
+    seven = CLASSES.index("pips:7")
+    quick = _Fixed(_peaked([seven, 0], [20.0, 20.0]))
+    full = _Fixed(_peaked([5, 5], [9.0, 9.0]))
+    logits = FaceCascade(quick, full, certain=0.9, full_reads=frozenset({"pips:7"})).run(_tagged(2))
+    assert full.seen == [0]
+    assert np.argmax(logits, axis=1).tolist() == [5, 0]
+
+
+def test_cascade_refuses_unknown_classes_for_the_full_net() -> None:
+    with pytest.raises(ValueError, match="pips:9"):
+        FaceCascade(_Fixed(_peaked([0], [1.0])), _Fixed(_peaked([0], [1.0])), full_reads=frozenset({"pips:9"}))
+
+
+def test_cascade_with_every_crop_certain_never_runs_the_full_net() -> None:
+    quick = _Fixed(_peaked([3, 4], [10.0, 10.0]))
+    full = _Fixed(_peaked([0, 0], [1.0, 1.0]))
+    logits = FaceCascade(quick, full, certain=0.9).run(_tagged(2))
+    assert full.seen == []
+    assert np.argmax(logits, axis=1).tolist() == [3, 4]
+
+
+@pytest.mark.parametrize("certain", [0.0, -0.5, 1.5])
+def test_cascade_refuses_a_threshold_outside_probabilities(certain: float) -> None:
+    with pytest.raises(ValueError, match="within"):
+        FaceCascade(_Fixed(_peaked([0], [1.0])), _Fixed(_peaked([0], [1.0])), certain=certain)
+
+
+def test_no_net_is_loaded_at_import() -> None:
+    code = ("import vision.read, vision.recognise as r; "
+            "assert r.face_net.cache_info().currsize == 0, 'a net was loaded at import'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _decides_alone(quick_probabilities: np.ndarray) -> np.ndarray:
+    """Where the quick net's read stands: near certain, of a class it may decide alone."""
+    best = [CLASSES[i] for i in quick_probabilities.argmax(axis=1)]
+    return (quick_probabilities.max(axis=1) >= QUICK_CERTAIN) & ~np.isin(best, sorted(QUICK_NEVER_ALONE))
+
+
+_TRAY = {"seed": 20_000, "model": D6, "n_dice": 12, "tray": "light"}
+
+
+@pytest.fixture(scope="module")
+def tray_crops() -> np.ndarray:
+    """Crops of clean dice cut at their true centres and sizes (turned anyhow: the nets read any turn)."""
+    rendered = render_tray(**_TRAY)
+    return np.stack([crop_die(rendered.image, die.centre, die.size, 0.0) for die in rendered.dice])
+
+
+def test_committed_cascade_rows_come_from_the_net_that_was_certain(tray_crops: np.ndarray) -> None:
+    quick, full = FaceNet(QUICK_WEIGHTS), FaceNet(WEIGHTS)
+    quick_logits, full_logits = quick.run(tray_crops), full.run(tray_crops)
+    assert quick_logits.shape == full_logits.shape == (len(tray_crops), len(CLASSES))
+    logits = FaceCascade(quick, full).run(tray_crops)
+    certain = _decides_alone(softmax(quick_logits))
+    np.testing.assert_allclose(logits[certain], quick_logits[certain], atol=1e-5)
+    np.testing.assert_allclose(logits[~certain], full_logits[~certain], atol=1e-5)
+
+
+def test_committed_quick_net_reads_clean_dice_like_the_full_net(tray_crops: np.ndarray) -> None:
+    """Where the quick net is certain, the full net names the same class (clean dice on a light tray)."""
+    quick, full = FaceNet(QUICK_WEIGHTS), FaceNet(WEIGHTS)
+    quick_p, full_p = softmax(quick.run(tray_crops)), softmax(full.run(tray_crops))
+    certain = _decides_alone(quick_p)
+    assert certain.any(), "the quick net is certain of no clean die"
+    assert (quick_p.argmax(axis=1)[certain] == full_p.argmax(axis=1)[certain]).all()
+
+
+def test_read_faces_through_the_cascade_reads_clean_dice_right(tray_crops: np.ndarray) -> None:
+    truth = [die.appearance for die in render_tray(**_TRAY).dice]
+    read = read_faces(tray_crops, D6)
+    assert all(g.appearance == t for g, t in zip(read, truth, strict=True) if g.sure)
+    assert sum(g.sure for g in read) >= len(read) - 2

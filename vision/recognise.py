@@ -342,12 +342,20 @@ def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
     return _builtin_guesses([v.logits for v in views], model)
 
 
+def _has_close_rival(appearance: str, model: DieModel) -> bool:
+    """Whether the model also has a face one pip apart from this one (Excape: the 6 and the 7)."""
+    faces = {f.appearance for f in model.faces}
+    return any(appearance in pair and pair <= faces for pair in CLOSE_PAIRS)
+
+
 def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
     """Whether a die's first-read guess must be confirmed by a second read: a sure face, unless a built-in face
     read with near certainty (a taught face's match score is no probability, so taught faces are always read
-    twice). An unsure die cannot become sure, so it is not read again."""
+    twice). A 6 or a 7 of a model that has both is always read twice: one smudge or marbling swirl in the
+    middle tells them apart (a marbled Excape 6 read as a 7 at p 0.92, whose quarter turn read 6). An unsure
+    die cannot become sure, so it is not read again."""
     return guess.sure and guess.appearance is not None and (
-        model.taught or guess.confidence < SINGLE_READ_PROBABILITY)
+        model.taught or guess.confidence < SINGLE_READ_PROBABILITY or _has_close_rival(guess.appearance, model))
 
 
 def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,

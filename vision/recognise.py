@@ -40,8 +40,8 @@ CLOSE_MARGIN = 0.8
 NOT_A_DIE = 0.8             # "none" at least this probable in both reads: a tray mark, not a die
 # A built-in face at least this probable in the first read needs no second read. On the 1,224 held-out dice
 # (real, virtual d6 and Excape) a second read of such dice turned no wrong read into an unsure one (the same 4
-# dice were wrong with or without it, 2 of them mislabelled); it only made right ones unsure. Skipping it halves
-# the classifier's time on most frames.
+# dice were wrong with or without it); it only made right ones unsure. Skipping it halves the classifier's time on
+# most frames. (Except for a 6 or a 7 of Excape: see needs_second_read.)
 SINGLE_READ_PROBABILITY = 0.9
 SECOND_READ_TURNS = 1       # the second read's quarter turns
 # The quick net (16-32-64 channels, convolutions 1,1,2: about a third of the full net's time a crop), distilled from

@@ -7,7 +7,7 @@ any input size and can tune the thresholds. With --quick, the reader's cascade i
 every crop, the --weights net the crops the quick one is not near certain of) and the full net's share printed:
 
     .venv/bin/python -m vision.training.evaluate_faces --weights vision/weights/faces.onnx \\
-        [--quick vision/weights/faces_quick.onnx [--quick-certain 0.97]] \\
+        [--quick vision/weights/faces_quick.onnx [--quick-certain 0.9]] \\
         --d6 /tmp/real.npz --mixed /tmp/virtual.npz --excape /tmp/excape.npz [--sure-probability 0.7 ...]
 """
 

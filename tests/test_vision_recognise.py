@@ -136,3 +136,18 @@ def test_read_faces_through_the_cascade_reads_clean_dice_right(tray_crops: np.nd
     read = read_faces(tray_crops, D6)
     assert all(g.appearance == t for g, t in zip(read, truth, strict=True) if g.sure)
     assert sum(g.sure for g in read) >= len(read) - 2
+
+
+def test_detail_crops_and_templates_go_together_and_taught_faces_need_the_matches() -> None:
+    from vision.models import DieKind, DieModel, Face
+    from vision.recognise import TEMPLATE_SIZE, View, guesses, look
+
+    crops = np.zeros((1, 28, 28, 3), np.uint8)
+    detail = np.zeros((1, TEMPLATE_SIZE, TEMPLATE_SIZE, 3), np.uint8)
+    with pytest.raises(ValueError, match="go together"):
+        look(crops, detail=detail)
+    taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
+    with pytest.raises(ValueError, match="need each view's matches"):
+        guesses([View(np.zeros((1, 10), np.float32))], taught)
+    with pytest.raises(ValueError, match="need each view's matches"):     # matches against another model's faces
+        guesses([View(np.zeros((1, 10), np.float32), np.zeros((1, 3), np.float32))], taught)

@@ -16,7 +16,16 @@ import numpy as np
 from companion.errors import DiceCompanionError
 from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
 from vision.models import D6, DieModel
-from vision.recognise import TEMPLATE_SIZE, FaceGuess, confirm, crop_die, guesses, look, square_up
+from vision.recognise import (
+    TEMPLATE_SIZE,
+    FaceGuess,
+    confirm,
+    crop_die,
+    face_template_sets,
+    guesses,
+    look,
+    square_up,
+)
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
 NOT_A_DIE_SQUARENESS = 0.4  # a blob this long and thin is a wall or a rim, whatever the classifier says
@@ -194,7 +203,8 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
     detail = np.stack([crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]),
                                 size=TEMPLATE_SIZE) for c in candidates]) if model.taught else None
-    first = look(crops, detail=detail)
+    templates = face_template_sets(model) if model.taught else None     # built once for the whole frame
+    first = look(crops, detail=detail, templates=templates)
     read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
     kept = [read[id(c)] for blob in blobs for c in blob.choose(lambda c: _score(read[id(c)]))[0]]
     kept = [d for d in kept if _counts_as_die(d)]
@@ -203,7 +213,7 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     index = {id(c): i for i, c in enumerate(candidates)}
     kept_crops = [index[id(d.candidate)] for d in kept]
     final = confirm(first.take(kept_crops), [d.guess for d in kept], crops[kept_crops], model,
-                    detail=None if detail is None else detail[kept_crops])
+                    detail=None if detail is None else detail[kept_crops], templates=templates)
     gray, gx, gy, laplacian = _gray_stack(crops[kept_crops])
     dice = [_Die(d.candidate, guess, float(sharp), float(iso)) for d, guess, sharp, iso
             in zip(kept, final, _sharpness(gray, laplacian), _isotropy(gx, gy), strict=True)]

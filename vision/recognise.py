@@ -262,7 +262,7 @@ def check_taught_model(model: DieModel) -> None:
 
 def face_template_sets(model: DieModel) -> list[np.ndarray]:
     """Per taught face of the model (in model.faces order), its kept crops as _inner_templates: built once per
-    read, then compared with every view of every die."""
+    read (vision.read), then compared with every view of every die (look(..., templates=...))."""
     check_taught_model(model)
     return [_inner_templates(np.asarray(model.looks[f.appearance], np.float32)) for f in model.faces]
 
@@ -288,11 +288,11 @@ def template_scores(crops: np.ndarray, template_sets: list[np.ndarray]) -> np.nd
 
 def _taught_guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
     """Taught faces by their best-matching kept crop; "none" and "tilted" still come from the net."""
-    template_sets = face_template_sets(model)
-    if any(view.detail is None for view in views):
-        raise ValueError("taught faces need TEMPLATE_SIZE crops of the dice too (look(..., detail=...))")
     faces = [f.appearance for f in model.faces]
-    per_view = [template_scores(view.detail, template_sets) for view in views]
+    per_view = [view.matches for view in views]
+    if any(m is None or m.shape[1] != len(faces) for m in per_view):
+        raise ValueError(f"taught faces need each view's matches with the {len(faces)} faces' kept crops "
+                         "(look(..., detail=..., templates=face_template_sets(model)))")
     scores = np.mean(per_view, axis=0)
     probabilities = [softmax(view.logits) for view in views]
     not_a_die = np.min([p[:, CLASSES.index("none")] for p in probabilities], axis=0)
@@ -314,25 +314,29 @@ def _taught_guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
 
 @dataclass(frozen=True)
 class View:
-    """The classifier's logits (N, len(CLASSES)) for some crops seen one way (as cut, or turned); detail: the same
-    dice cut at TEMPLATE_SIZE and turned alike, when a model has taught faces to compare."""
+    """What some crops seen one way (as cut, or turned) give: the classifier's logits (N, len(CLASSES)), and when
+    a model has taught faces, each die's template_scores (N, taught faces) against their kept crops."""
 
     logits: np.ndarray
-    detail: np.ndarray | None = None
+    matches: np.ndarray | None = None
 
     def take(self, indices: list[int]) -> View:
-        return View(self.logits[indices], None if self.detail is None else self.detail[indices])
+        return View(self.logits[indices], None if self.matches is None else self.matches[indices])
 
 
 def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceClassifier | None = None,
-         detail: np.ndarray | None = None) -> View:
-    """Run the classifier on the crops, turned by `quarter_turns` (every face reads the same turned)."""
+         detail: np.ndarray | None = None, templates: list[np.ndarray] | None = None) -> View:
+    """Run the classifier on the crops, turned by `quarter_turns` (every face reads the same turned); with
+    `detail` (the same dice cut at TEMPLATE_SIZE) and a taught model's face_template_sets, match them too."""
+    if (detail is None) != (templates is None):
+        raise ValueError("detail crops and the taught faces' templates go together (both or neither)")
     net = net or face_net()
 
     def turn(images: np.ndarray) -> np.ndarray:
         return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
 
-    return View(net.run(turn(crops)), None if detail is None else turn(detail))
+    matches = None if detail is None or templates is None else template_scores(turn(detail), templates)
+    return View(net.run(turn(crops)), matches)
 
 
 def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
@@ -359,13 +363,16 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
 
 
 def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
-            detail: np.ndarray | None = None, net: FaceClassifier | None = None) -> list[FaceGuess]:
+            detail: np.ndarray | None = None, templates: list[np.ndarray] | None = None,
+            net: FaceClassifier | None = None) -> list[FaceGuess]:
     """The final guesses for crops read once (`first`, giving `first_guesses`): the dice that need it are read
-    again turned a quarter, and judged on both reads."""
+    again turned a quarter (with their detail crops and the templates, for a taught model), and judged on both
+    reads (the first one's template matches are reused, not computed again)."""
     again = [i for i, g in enumerate(first_guesses) if needs_second_read(g, model)]
     if not again:
         return list(first_guesses)
-    second = look(crops[again], SECOND_READ_TURNS, net, detail=None if detail is None else detail[again])
+    second = look(crops[again], SECOND_READ_TURNS, net, detail=None if detail is None else detail[again],
+                  templates=templates)
     final = list(first_guesses)
     for i, guess in zip(again, guesses([first.take(again), second], model), strict=True):
         final[i] = guess

@@ -180,18 +180,6 @@ def test_the_background_median_of_channels_side_by_side_equals_filtering_each_al
     assert np.array_equal(detect._wide_median(image), expected)
 
 
-@settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(0, 255), min_size=1, max_size=300))
-def test_the_tray_level_is_the_median_gray_level(levels: list[int]) -> None:
-    gray = np.array(levels, np.uint8).reshape(1, -1)
-    assert detect._median_level(gray) == float(np.median(gray))
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.lists(st.floats(1.0, 5000.0, width=32), min_size=1, max_size=40))
-def test_the_typical_die_area_percentile_is_numpys(areas: list[float]) -> None:
-    values = np.array(areas, np.float32)
-    assert detect._percentile(values, 60) == pytest.approx(float(np.percentile(values, 60)), rel=1e-5)
 
 
 def test_a_blob_of_four_dice_in_a_row_is_clustered_once_and_halved_between_dice() -> None:

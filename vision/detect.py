@@ -110,7 +110,7 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
                             interpolation=cv2.INTER_LINEAR)
     # Contrast is relative: on a dark tray a black die differs by fewer grey levels than on a white one, so on
     # a tray darker than _BRIGHT_TRAY differences and edges count up to _MAX_GAIN times more.
-    tray_light = _median_level(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
+    tray_light = float(np.median(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)))
     gain = min(max(_BRIGHT_TRAY / max(tray_light, 1.0), 1.0), _MAX_GAIN)
     # The opponent transform is linear, so the difference of colours can be transformed once (gain folded in).
     # (OpenCV's 3x3 transform and extractChannel are vectorised; split and 2- or 1-row transforms are not.) The
@@ -146,14 +146,6 @@ def foreground_mask(image: np.ndarray) -> np.ndarray:
         mask = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(walls, _SQUARE3)))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return _fill_small_holes(mask)
-
-
-def _median_level(gray: np.ndarray) -> float:
-    """np.median of a small uint8 image without its overhead: the two middle levels by one partial sort."""
-    flat = gray.ravel()
-    low, high = (flat.size - 1) // 2, flat.size // 2
-    middle = np.partition(flat, [low, high])
-    return (float(middle[low]) + float(middle[high])) / 2
 
 
 def _wide_median(image: np.ndarray) -> np.ndarray:
@@ -407,18 +399,8 @@ def _typical_die_area(stats: np.ndarray) -> tuple[float, int]:
     single = (side >= 1.5 * _MIN_SIDE) & (side <= _MAX_SIDE) & (np.minimum(w, h) > 0.7 * side) & (area > 0.6 * w * h)
     if single.any():
         # A little above the median: dice cut by a wall or a shadow edge are smaller, never larger.
-        return _percentile(area[single], 60), int(np.count_nonzero(single))
+        return float(np.percentile(area[single], 60)), int(np.count_nonzero(single))
     return _DEFAULT_SIDE * _DEFAULT_SIDE * 0.9, 0
-
-
-def _percentile(values: np.ndarray, q: float) -> float:
-    """np.percentile(values, q) (linear interpolation between the nearest ranks), without its overhead, which is
-    many times the cost of sorting the few blob areas it is taken of."""
-    ordered = np.sort(values)
-    rank = (len(ordered) - 1) * q / 100
-    below = int(rank)
-    above = min(below + 1, len(ordered) - 1)
-    return float(ordered[below] + (ordered[above] - ordered[below]) * (rank - below))
 
 
 @dataclass(frozen=True)

@@ -81,10 +81,10 @@ def test_rapido(tmp_path: Path) -> None:
     assert state["winner"] == "Bob" and [p["position"] for p in state["players"]] == [2, 6]
 
 
-def test_real_photos_with_an_unreadable_die_corrected_by_hand(tmp_path: Path) -> None:
+def test_real_photos_with_a_blurred_die_confirmed_by_hand(tmp_path: Path) -> None:
     result = play("mex-real-photos.script", tmp_path)
     assert journal_of(result)[1:] == ["roll 1 1", "reroll", "roll 5 3", "stop", "roll 6 4", "stop"]
-    assert any("cannot be read" in notice or "unclear" in notice for notice in result.notices), result.notices
+    assert any("re-roll: die 1 is blurred" in notice for notice in result.notices), result.notices
     assert result.game.winner == "Bob"
 
 

@@ -223,3 +223,16 @@ def test_a_marbled_excape_six_is_not_read_as_a_seven() -> None:
     six = next(d.box for d in rendered.dice if d.label == "6")
     matched = match_boxes([d.box for d in reading.dice], [six])
     assert matched and reading.dice[next(iter(matched))].face in ("6", UNKNOWN_FACE)
+
+
+def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A real photo of a 6 and a 4: the two usual reads cannot decide the 6; the mean of eight views reads it.
+    image = cv2.imread(str(Path(__file__).parent / "scripts" / "photos" / "real" / "mex-64.jpg"))
+    reading = read_tray(image, D6, expect=2)
+    assert reading.status == "ok"
+    assert sorted(d.face for d in reading.dice) == ["4", "6"]
+    import vision.recognise
+
+    monkeypatch.setattr(vision.recognise, "needs_closer_look", lambda guess, model: False)
+    without = read_tray(image, D6, expect=2)
+    assert [(d.face, d.reason) for d in without.dice if not d.sure] == [(UNKNOWN_FACE, "unclear")]

@@ -38,6 +38,18 @@ class _Fixed:
         return self.logits[tags]
 
 
+class _Views:
+    """A stand-in net that answers its k-th call with the k-th logits given (one row per crop), counting calls."""
+
+    def __init__(self, answers: list[np.ndarray]) -> None:
+        self.answers = answers
+        self.calls = 0
+
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        return self.answers[self.calls - 1][:len(crops)]
+
+
 def _tagged(n: int) -> np.ndarray:
     crops = np.zeros((n, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     crops[:, 0, 0, 0] = np.arange(n)
@@ -151,3 +163,57 @@ def test_detail_crops_and_templates_go_together_and_taught_faces_need_the_matche
         guesses([View(np.zeros((1, 10), np.float32))], taught)
     with pytest.raises(ValueError, match="need each view's matches"):     # matches against another model's faces
         guesses([View(np.zeros((1, 10), np.float32), np.zeros((1, 3), np.float32))], taught)
+
+
+def _probable(probabilities: dict[str, float]) -> np.ndarray:
+    """One crop's logits giving these classes these probabilities (the rest share what is left)."""
+    p = np.full(len(CLASSES), (1.0 - sum(probabilities.values())) / (len(CLASSES) - len(probabilities)))
+    for name, value in probabilities.items():
+        p[CLASSES.index(name)] = value
+    return np.log(p).astype(np.float32)[None]
+
+
+def test_an_unsure_die_is_decided_by_the_mean_of_eight_views() -> None:
+    # The first read is unsure (a 5 at p 0.5); six of the eight closer views read a 5 at p 0.85, two a 4 at 0.65:
+    # no view alone decides for all, their mean (a 5 at ~0.68) does.
+    first = _probable({"pips:5": 0.5, "pips:4": 0.3})
+    five, four = _probable({"pips:5": 0.85, "pips:4": 0.05}), _probable({"pips:4": 0.65, "pips:5": 0.2})
+    net = _Views([first, five, four, five, five, five, five, four, five])
+    guess = read_faces(_tagged(1), D6, net)[0]
+    assert net.calls == 9
+    assert (guess.appearance, guess.sure) == ("pips:5", True)
+
+
+def test_a_closer_look_that_sees_the_die_tilted_leaves_it_unsure() -> None:
+    first = _probable({"pips:5": 0.5, "pips:4": 0.3})
+    leaning = _probable({"pips:5": 0.72, "tilted": 0.25})      # the 5 wins by far, but "tilted" is not low
+    guess = read_faces(_tagged(1), D6, _Views([first] + [leaning] * 8))[0]
+    assert (guess.appearance, guess.sure) == ("pips:5", False)
+
+
+def test_a_closer_look_that_disagrees_leaves_the_die_unsure() -> None:
+    first = _probable({"pips:5": 0.5, "pips:4": 0.3})
+    five, four = _probable({"pips:5": 0.85}), _probable({"pips:4": 0.85})
+    guess = read_faces(_tagged(1), D6, _Views([first] + [five, four] * 4))[0]
+    assert not guess.sure
+
+
+def test_only_undecided_built_in_faces_get_a_closer_look() -> None:
+    from vision.models import DieKind, DieModel, Face
+    from vision.recognise import FaceGuess, needs_closer_look
+
+    taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
+    assert needs_closer_look(FaceGuess("pips:5", 0.5, False), D6)
+    assert not needs_closer_look(FaceGuess("pips:5", 0.95, True), D6)            # already sure
+    assert not needs_closer_look(FaceGuess("pips:5", 0.3, False, True), D6)      # the net sees it cocked
+    assert not needs_closer_look(FaceGuess(None, 0.9, True), D6)                 # not a die
+    assert not needs_closer_look(FaceGuess("taught:A", 0.5, False), taught)      # matched as pictures, not by the net
+
+
+def test_the_eight_views_are_the_quarter_turns_and_their_mirrors() -> None:
+    from vision.recognise import _eight_ways
+
+    crop = np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+    crop[0, 2, 5] = 255     # one lit pixel, off every axis of symmetry: each way puts it somewhere else
+    lit = {tuple(np.argwhere(view[0, :, :, 0])[0]) for view in _eight_ways(crop)}
+    assert len(lit) == 8

@@ -59,12 +59,15 @@ class TrayWatcher:
     def __init__(self, config: Config | None = None) -> None:
         from vision.models import BUILTIN_MODELS, load_model
         from vision.motion import MotionTracker
+        from vision.recognise import check_model
 
         self.config = config or Config()
         self.tray = tuple(self.config.camera.tray) or None
         self.tracker = MotionTracker(still_frames=self.config.vision.still_frames, tray=self.tray)
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
+        if self._custom is not None:
+            check_model(self._custom)    # refused at start, not at the first throw of a game
         self.reads = 0
 
     def model_for(self, game: str) -> Any:

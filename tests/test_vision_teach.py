@@ -136,3 +136,26 @@ def test_a_model_whose_looks_this_reader_cannot_compare_is_refused_not_misread(t
     with pytest.raises(ModelError, match=rf"not {TEMPLATE_SIZE}x{TEMPLATE_SIZE} crops"):
         read_tray(frame, wrong_size)
     assert read_tray(frame, D6).dice  # built-in models need no taught looks
+
+
+def test_a_model_this_reader_cannot_use_is_refused_when_loaded_not_at_the_first_throw(tmp_path, capsys):
+    from companion.app import TrayWatcher
+    from companion.config import Config, VisionConfig
+    from vision.models import ModelError, save_model
+
+    faces = (Face("A", "taught:A"), Face("B", "taught:B"))
+    looks = {"taught:A": ((1.0,) * 64,), "taught:B": ((0.5,) * 64,)}
+    stale = tmp_path / "letters.json"
+    save_model(DieModel("letters", (DieKind("letters", faces),), looks=looks, embedder="faces-0000000000000000"),
+               stale)
+    empty = tmp_path / "empty.png"
+    cv2.imwrite(str(empty), empty_tray(5))      # no die to read: the model would never be looked at
+    with pytest.raises(ModelError, match="taught by an older version of the reader"):
+        cli.main([str(empty), "--dice", str(stale)])
+    assert capsys.readouterr().out == ""       # refused before any image was read
+    with pytest.raises(ModelError, match="taught by an older version of the reader"):
+        TrayWatcher(Config(vision=VisionConfig(model=str(stale))))
+    unknown = tmp_path / "nine.json"
+    save_model(DieModel("nine", (DieKind("nine", (Face("9", "pips:9"),)),)), unknown)
+    with pytest.raises(ModelError, match="does not know"):
+        cli.main([str(empty), "--dice", str(unknown)])

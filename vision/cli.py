@@ -17,6 +17,7 @@ import numpy as np
 
 from vision.models import load_model
 from vision.read import read_tray
+from vision.recognise import check_model
 from vision.result import TrayReading
 
 
@@ -62,6 +63,7 @@ def main(argv: list[str]) -> int:
         print(f"dice-companion read: --expect must be 0 or more, got {args.expect}", file=sys.stderr)
         return 2
     model = load_model(args.dice)
+    check_model(model)      # a model this reader cannot use is refused before any image is read
     failed = False
     for path in args.images:
         image = load_image(path)

@@ -164,14 +164,18 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = False) -> list[FaceGuess]:
-    """The face on each crop from its views' logits: sure only if every view gives the best face at least
-    SURE_PROBABILITY; or, by_mean (a closer look's many views), if their mean does, "tilted" staying low."""
-    appearances = [f.appearance for f in model.faces]
-    unknown = [a for a in appearances if a not in CLASSES]
+def _check_builtin_faces(model: DieModel) -> None:
+    unknown = [f.appearance for f in model.faces if f.appearance not in CLASSES]
     if unknown:
         raise ModelError(f"model {model.name!r} has faces {unknown} the classifier does not know; "
                          "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
+
+
+def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = False) -> list[FaceGuess]:
+    """The face on each crop from its views' logits: sure only if every view gives the best face at least
+    SURE_PROBABILITY; or, by_mean (a closer look's many views), if their mean does, "tilted" staying low."""
+    _check_builtin_faces(model)
+    appearances = [f.appearance for f in model.faces]
     n = len(appearances)
     columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("tilted"), CLASSES.index("none")]
     views = [softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
@@ -271,6 +275,16 @@ def check_taught_model(model: DieModel) -> None:
     if bad:
         raise ModelError(f"model {model.name!r}: the looks of {bad} are not {TEMPLATE_SIZE}x{TEMPLATE_SIZE} "
                          "crops; teach the die again")
+
+
+def check_model(model: DieModel) -> None:
+    """ModelError unless this reader can read every face of the model (the net's faces, or taught faces with kept
+    crops it can compare): to call when a model is loaded, so a bad model file is refused at once, not at the
+    first throw."""
+    if model.taught:
+        check_taught_model(model)
+    else:
+        _check_builtin_faces(model)
 
 
 def face_template_sets(model: DieModel) -> list[np.ndarray]:

@@ -38,16 +38,28 @@ class _Fixed:
         return self.logits[tags]
 
 
-class _Views:
-    """A stand-in net that answers its k-th call with the k-th logits given (one row per crop), counting calls."""
+class _Oriented:
+    """A stand-in net that answers by the way a crop lies (as a real net, it reads the same crop the same way each
+    time): the crop carries one lit pixel, off every axis of symmetry, and each of the eight ways it can lie puts
+    that pixel elsewhere. Counts the crops it read."""
 
     def __init__(self, answers: list[np.ndarray]) -> None:
-        self.answers = answers
-        self.calls = 0
+        from vision.recognise import _eight_ways
+
+        self.crop = np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        self.crop[0, 2, 5] = 255
+        self.answers = {self._lit(view[0]): logits for view, logits in zip(_eight_ways(self.crop), answers,
+                                                                             strict=True)}
+        self.crops_read = 0
+
+    @staticmethod
+    def _lit(crop: np.ndarray) -> tuple[int, int]:
+        y, x = np.argwhere(crop[:, :, 0])[0]
+        return int(y), int(x)
 
     def run(self, crops: np.ndarray) -> np.ndarray:
-        self.calls += 1
-        return self.answers[self.calls - 1][:len(crops)]
+        self.crops_read += len(crops)
+        return np.concatenate([self.answers[self._lit(crop)] for crop in crops])
 
 
 def _tagged(n: int) -> np.ndarray:
@@ -174,28 +186,36 @@ def _probable(probabilities: dict[str, float]) -> np.ndarray:
 
 
 def test_an_unsure_die_is_decided_by_the_mean_of_eight_views() -> None:
-    # The first read is unsure (a 5 at p 0.5); six of the eight closer views read a 5 at p 0.85, two a 4 at 0.65:
-    # no view alone decides for all, their mean (a 5 at ~0.68) does.
+    # As cut, the die reads a 5 at p 0.5: unsure. Five other ways read a 5 at 0.85, two a 4 at 0.65: not every
+    # view agrees, but the mean of the eight (a 5 at ~0.64, a 4 at ~0.23) decides.
     first = _probable({"pips:5": 0.5, "pips:4": 0.3})
     five, four = _probable({"pips:5": 0.85, "pips:4": 0.05}), _probable({"pips:4": 0.65, "pips:5": 0.2})
-    net = _Views([first, five, four, five, five, five, five, four, five])
-    guess = read_faces(_tagged(1), D6, net)[0]
-    assert net.calls == 9
+    net = _Oriented([first, five, four, five, five, five, four, five])
+    guess = read_faces(net.crop, D6, net)[0]
+    assert net.crops_read == 1 + 8
     assert (guess.appearance, guess.sure) == ("pips:5", True)
 
 
 def test_a_closer_look_that_sees_the_die_tilted_leaves_it_unsure() -> None:
     first = _probable({"pips:5": 0.5, "pips:4": 0.3})
     leaning = _probable({"pips:5": 0.72, "tilted": 0.25})      # the 5 wins by far, but "tilted" is not low
-    guess = read_faces(_tagged(1), D6, _Views([first] + [leaning] * 8))[0]
+    net = _Oriented([first] + [leaning] * 7)
+    guess = read_faces(net.crop, D6, net)[0]
     assert (guess.appearance, guess.sure) == ("pips:5", False)
 
 
 def test_a_closer_look_that_disagrees_leaves_the_die_unsure() -> None:
     first = _probable({"pips:5": 0.5, "pips:4": 0.3})
     five, four = _probable({"pips:5": 0.85}), _probable({"pips:4": 0.85})
-    guess = read_faces(_tagged(1), D6, _Views([first] + [five, four] * 4))[0]
-    assert not guess.sure
+    net = _Oriented([first, four, five, four, five, four, five, four])
+    assert not read_faces(net.crop, D6, net)[0].sure
+
+
+def test_a_die_far_from_any_face_gets_no_closer_look() -> None:
+    first = _probable({"pips:5": 0.35, "pips:4": 0.3})         # below CLOSER_LOOK_FROM
+    net = _Oriented([first] + [_probable({"pips:5": 0.95})] * 7)
+    assert not read_faces(net.crop, D6, net)[0].sure
+    assert net.crops_read == 1
 
 
 def test_only_undecided_built_in_faces_get_a_closer_look() -> None:
@@ -215,5 +235,7 @@ def test_the_eight_views_are_the_quarter_turns_and_their_mirrors() -> None:
 
     crop = np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     crop[0, 2, 5] = 255     # one lit pixel, off every axis of symmetry: each way puts it somewhere else
-    lit = {tuple(np.argwhere(view[0, :, :, 0])[0]) for view in _eight_ways(crop)}
-    assert len(lit) == 8
+    views = _eight_ways(crop)
+    assert len({tuple(np.argwhere(view[0, :, :, 0])[0]) for view in views}) == 8
+    assert any((view == crop).all() for view in views)                             # as cut is one of them
+    assert any((view == crop[:, :, ::-1]).all() for view in views)                 # mirrored is another

@@ -236,3 +236,23 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     monkeypatch.setattr(vision.recognise, "needs_closer_look", lambda guess, model: False)
     without = read_tray(image, D6, expect=2)
     assert [(d.face, d.reason) for d in without.dice if not d.sure] == [(UNKNOWN_FACE, "unclear")]
+
+
+def test_a_blob_too_thin_to_be_kept_as_a_die_is_not_chosen_over_its_parts() -> None:
+    # Two dice in a row: as one, a thin blob the classifier half believes (a 5 at 0.57); its halves read a 5 at
+    # 0.49 and a 3 at 0.16. Chosen, the whole would then be dropped as too thin, and both dice with it.
+    from vision.detect import Blob, Candidate
+    from vision.read import NOT_A_DIE_SQUARENESS, _Die, _score
+    from vision.recognise import FaceGuess
+
+    def die(x: int, width: float, face: str, p: float) -> _Die:
+        candidate = Candidate(box=(x, 0, round(width), 40), rect=((x + width / 2, 20.0), (width, 40.0), 0.0),
+                              fill=0.8, touches_edge=False)
+        return _Die(candidate, FaceGuess(f"pips:{face}", p, False), 0.0, 1.0)
+
+    whole, left, right = die(0, 110.0, "5", 0.57), die(0, 40.0, "5", 0.49), die(70, 40.0, "3", 0.16)
+    assert whole.candidate.squareness < NOT_A_DIE_SQUARENESS
+    read = {id(d.candidate): d for d in (whole, left, right)}
+    blob = Blob(whole.candidate, (Blob(left.candidate), Blob(right.candidate)))
+    chosen, _ = blob.choose(lambda c: _score(read[id(c)]))
+    assert chosen == [left.candidate, right.candidate]

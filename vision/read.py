@@ -181,7 +181,12 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
 
 
 def _score(die: _Die) -> float:
-    return die.guess.confidence if die.guess.appearance is not None else 0.0
+    """How much a candidate is worth as a die when choosing between a blob and its parts: what the classifier
+    makes of it, and nothing for one that would not be kept as a die (_counts_as_die: too thin, whatever the
+    classifier says; choosing it would lose the dice in its parts)."""
+    if die.guess.appearance is None or die.candidate.squareness < NOT_A_DIE_SQUARENESS:
+        return 0.0
+    return die.guess.confidence
 
 
 def _counts_as_die(die: _Die) -> bool:

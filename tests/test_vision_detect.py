@@ -196,3 +196,22 @@ def test_a_blob_of_four_dice_in_a_row_is_clustered_once_and_halved_between_dice(
         assert len(dice) == 2
         xs = np.flatnonzero(part.any(axis=0))
         assert xs.max() - xs.min() < 2 * 31      # two dice, not a die and a half
+
+
+def test_a_part_that_fell_apart_is_split_into_its_pieces_not_read_as_its_largest() -> None:
+    # A part of a split blob in two pieces, each a die: as one die it would be its largest piece alone.
+    frame = detect._Frame(shape=(120, 160), region=None, die_area=400.0, area_counts_dice=True)
+    part = np.zeros((120, 160), np.uint8)
+    part[10:32, 10:32] = 255      # 22 x 22: a die
+    part[60:80, 90:110] = 255     # 20 x 20: another
+    part[100:103, 5:8] = 255      # a speck: no piece of its own
+    assert len(detect._separate_pieces(part, frame.die_area)) == 2
+    blob = detect._blob_tree(part, (0, 0), frame, depth=1)
+    assert blob.whole is None and len(blob.parts) == 2
+    # each piece is its own die, centred on it (in work pixels: twice the mask's)
+    assert sorted(p.whole.rect[0][0] for p in blob.parts) == pytest.approx([42, 200], abs=1)
+    whole_blob = detect._blob_tree(part, (0, 0), frame, depth=0)   # a frame's blob is one piece by construction
+    assert whole_blob.whole is not None
+    one_die = np.zeros((120, 160), np.uint8)
+    one_die[10:32, 10:32] = 255
+    assert detect._separate_pieces(one_die, frame.die_area) == []

@@ -440,12 +440,27 @@ class Blob:
         return dice, parts
 
 
+def _separate_pieces(part: np.ndarray, die_area: float) -> list[np.ndarray]:
+    """The pieces of a part of a split blob when it fell apart into several that may each hold a die (a cut
+    along clusters, and the opening after it, can leave a part in pieces), else []. The part as one die would be
+    its largest piece alone: choosing it would lose the others."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8)
+    big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= _HALF_AREA * die_area]
+    if len(big) < 2:
+        return []
+    return [cv2.compare(labels, i, cv2.CMP_EQ) for i in big]
+
+
 def _blob_tree(mask: np.ndarray, offset: tuple[int, int], frame: _Frame, depth: int = 0,
                clusters: _Clusters | None = None, dice: np.ndarray | None = None,
                outline: np.ndarray | None = None) -> Blob:
     """The blob as one die and, when it looks like several, split in two again and again. The blob is clustered
     into dice once; its parts are split along those clusters (`dice`: the clusters the part holds), unless a part
     of one cluster still looks like several dice (the count was short): that part is clustered afresh."""
+    if depth > 0:
+        pieces = _separate_pieces(mask, frame.die_area)
+        if pieces:
+            return Blob(None, tuple(_blob_tree(piece, offset, frame, depth + 1) for piece in pieces))
     outline = _outline(mask) if outline is None else outline
     if outline is None:
         return Blob(None)

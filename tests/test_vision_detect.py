@@ -3,6 +3,8 @@ paths (wall search, crop filters, overlap search) equal to the plain computation
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from vision import detect, read
 from vision.detect import Candidate, find_blobs, find_candidates, foreground_mask
 from vision.models import D6
+from vision.training.photos import match_boxes, read_labels
 from vision.virtual_tray import render_tray
 
 TRAY_BGR = (200, 205, 195)
@@ -215,3 +218,25 @@ def test_a_part_that_fell_apart_is_split_into_its_pieces_not_read_as_its_largest
     one_die = np.zeros((120, 160), np.uint8)
     one_die[10:32, 10:32] = 255
     assert detect._separate_pieces(one_die, frame.die_area) == []
+
+
+def test_a_row_of_touching_dice_is_not_taken_for_a_tray_wall(test_data: Path) -> None:
+    # A real photo whose top row holds six dice side by side along the tray wall, the first a wall's length from
+    # the last. Erased as a wall, the row lost all six; now only a dark 6 squeezed between two red dice is missed.
+    photo = test_data / "rows" / "IMG_20191208_111316.jpg"
+    image = cv2.imread(str(photo))
+    truth = [d.box for d in read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])]
+    row = [box for box in truth if box[1] + box[3] / 2 < 160]
+    assert len(row) == 6
+    found = match_boxes([d.box for d in read.read_tray(image, D6).dice], row, 0.3)
+    assert len(found) >= 5
+
+
+def test_only_slender_straight_runs_count_as_walls() -> None:
+    walls = np.zeros((240, 320), np.uint8)
+    walls[10:14, 10:310] = 255      # 300 x 4: a wall
+    walls[100:111, 50:160] = 255    # 110 x 11: the middle of a row of dice
+    kept = detect._slender(walls)
+    assert kept is not None and kept[12, 100] == 255 and kept[105, 100] == 0
+    assert detect._slender(np.where(walls[:, :] * (np.arange(240)[:, None] > 50), 255, 0).astype(np.uint8)) is None
+    assert detect._slender(None) is None

@@ -240,3 +240,17 @@ def test_only_slender_straight_runs_count_as_walls() -> None:
     assert kept is not None and kept[12, 100] == 255 and kept[105, 100] == 0
     assert detect._slender(np.where(walls[:, :] * (np.arange(240)[:, None] > 50), 255, 0).astype(np.uint8)) is None
     assert detect._slender(None) is None
+
+
+def test_a_pair_no_bigger_than_a_die_and_a_quarter_is_split_when_it_is_twice_as_long_as_wide() -> None:
+    # The frame's one lone die sets the die size; two smaller dice touching side by side make a blob hardly
+    # bigger than it (as when the mask shows only part of two dice), but twice as long as it is wide.
+    image = _tray(4)
+    _draw_die(image, (150, 240))
+    side = 32
+    for x in (380, 380 + side):
+        cv2.rectangle(image, (x, 224), (x + side - 1, 224 + side - 1), (40, 40, 190), thickness=cv2.FILLED)
+        cv2.circle(image, (x + side // 2, 240), 4, (250, 250, 250), cv2.FILLED)
+    pair = [blob for blob in find_blobs(image) if _near(blob.candidates, (380 + side, 240), side)]
+    assert len(pair) == 1 and pair[0].parts
+    assert _near(pair[0].candidates, (380 + side / 2, 240), 6) and _near(pair[0].candidates, (380 + 1.5 * side, 240), 6)

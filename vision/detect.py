@@ -45,7 +45,8 @@ _DEFAULT_SIDE = 19.0        # die side assumed when no blob in the frame looks l
 _SEVERAL_AREA = 1.7         # a blob this many typical dice big holds more than one die
 _SEVERAL_ASPECT = 1.45      # ... as does one this elongated
 _SEVERAL_FILL = 0.72        # ... or one that fills its min-area rect this poorly (L shapes)
-_PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big
+_PAIR_AREA = 1.25           # a long or L-shaped blob is split only if it is this many typical dice big ...
+_LONG_PAIR_ASPECT, _LONG_PAIR_AREA = 1.7, 0.9   # ... or this long for its width and this big
 _HALF_AREA = 0.35           # a split is kept only if each part is at least this much of a typical die
 _PART_HULL_AREA = 1.3       # a part whose convex hull is at most this many dice is taken as one die, filled
 _SPLIT_DEPTH = 4            # halves of halves ... at most this deep (16 dice in one blob)
@@ -283,15 +284,27 @@ def _nearest_centre(points: np.ndarray, centres: np.ndarray) -> np.ndarray:
     return cv2.reduceArgMin(np.abs(points[:, None] - centres), 1).ravel()
 
 
+def _aspect(rect: _Rect) -> float:
+    (_, _), (rw, rh), _ = rect
+    return max(rw, rh) / max(min(rw, rh), 1.0)
+
+
+def _long_pair(area: float, rect: _Rect, die_area: float) -> bool:
+    """Whether a blob no bigger than a die and a quarter is still two dice: twice as long as wide, or nearly (two
+    touching dice whose outlines the mask shows only in part)."""
+    return _aspect(rect) >= _LONG_PAIR_ASPECT and area >= _LONG_PAIR_AREA * die_area
+
+
 def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float | None:
     """The blob's length in widths (of its min-area rect) when it looks like several dice (long, L-shaped or
     ragged, or much bigger than one die), else None."""
     area = float(cv2.countNonZero(blob))
+    aspect = _aspect(rect)
+    if _long_pair(area, rect, die_area):
+        return aspect
     if area <= _PAIR_AREA * die_area:
         return None
-    (_, _), (rw, rh), _ = rect
-    aspect = max(rw, rh) / max(min(rw, rh), 1.0)
-    fill = area / max(rw * rh, 1.0)
+    fill = area / max(rect[1][0] * rect[1][1], 1.0)
     several = area > _SEVERAL_AREA * die_area or aspect > _SEVERAL_ASPECT or fill < _SEVERAL_FILL
     return aspect if several else None
 
@@ -519,8 +532,9 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
     blobs: list[Blob] = []
     for i in np.flatnonzero(kept).tolist():
         x, y, w, h, area = stats[i].tolist()
-        if area <= _PAIR_AREA * die_area and i in outlines:
-            blob = Blob(_die_candidate(outlines[i], cv2.minAreaRect(outlines[i]), (0, 0), frame))
+        rect = cv2.minAreaRect(outlines[i]) if i in outlines else None
+        if rect is not None and area <= _PAIR_AREA * die_area and not _long_pair(area, rect, die_area):
+            blob = Blob(_die_candidate(outlines[i], rect, (0, 0), frame))
         else:
             blob = _blob_tree(cv2.compare(labels[y:y + h, x:x + w], i, cv2.CMP_EQ), (x, y), frame)
         if blob.candidates:

@@ -238,21 +238,47 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     assert [(d.face, d.reason) for d in without.dice if not d.sure] == [(UNKNOWN_FACE, "unclear")]
 
 
+def _read_die(x: int, width: float, face: str, p: float, height: float = 40.0):
+    """A candidate at x (width x height px) with the classifier's read of it."""
+    from vision.detect import Candidate
+    from vision.read import _Die
+    from vision.recognise import FaceGuess
+
+    candidate = Candidate(box=(x, 0, round(width), round(height)),
+                          rect=((x + width / 2, height / 2), (width, height), 0.0), fill=0.8, touches_edge=False)
+    return _Die(candidate, FaceGuess(f"pips:{face}", p, p >= 0.6), 0.0, 1.0)
+
+
 def test_a_blob_too_thin_to_be_kept_as_a_die_is_not_chosen_over_its_parts() -> None:
     # Two dice in a row: as one, a thin blob the classifier half believes (a 5 at 0.57); its halves read a 5 at
     # 0.49 and a 3 at 0.16. Chosen, the whole would then be dropped as too thin, and both dice with it.
-    from vision.detect import Blob, Candidate
-    from vision.read import NOT_A_DIE_SQUARENESS, _Die, _score
-    from vision.recognise import FaceGuess
+    from vision.detect import Blob
+    from vision.read import NOT_A_DIE_SQUARENESS, _score
 
-    def die(x: int, width: float, face: str, p: float) -> _Die:
-        candidate = Candidate(box=(x, 0, round(width), 40), rect=((x + width / 2, 20.0), (width, 40.0), 0.0),
-                              fill=0.8, touches_edge=False)
-        return _Die(candidate, FaceGuess(f"pips:{face}", p, False), 0.0, 1.0)
-
+    die = _read_die
     whole, left, right = die(0, 110.0, "5", 0.57), die(0, 40.0, "5", 0.49), die(70, 40.0, "3", 0.16)
     assert whole.candidate.squareness < NOT_A_DIE_SQUARENESS
     read = {id(d.candidate): d for d in (whole, left, right)}
     blob = Blob(whole.candidate, (Blob(left.candidate), Blob(right.candidate)))
     chosen, _ = blob.choose(lambda c: _score(read[id(c)]))
     assert chosen == [left.candidate, right.candidate]
+
+
+def test_a_pair_read_as_one_big_die_gives_way_to_its_parts() -> None:
+    # Three lone dice 40 px wide, and a blob 60 px wide the classifier reads as a 5 at 0.95: more sure than of
+    # its parts (a 5 at 0.8 and a 2 at 0.7), but far bigger than the other dice: two dice, taken as such.
+    from vision.detect import Blob
+    from vision.read import _choose_dice
+
+    lone = [_read_die(200 + 60 * k, 40.0, "3", 0.97) for k in range(3)]
+    whole = _read_die(0, 60.0, "5", 0.95, 60.0)
+    left, right = _read_die(0, 40.0, "5", 0.8), _read_die(30, 40.0, "2", 0.7)
+    read = {id(d.candidate): d for d in [*lone, whole, left, right]}
+    blobs = [Blob(whole.candidate, (Blob(left.candidate), Blob(right.candidate))),
+             *(Blob(d.candidate) for d in lone)]
+    assert _choose_dice(blobs, read) == [left, right, *lone]
+    # Among dice its size, the same blob is one die.
+    big = [_read_die(200 + 80 * k, 60.0, "3", 0.97, 60.0) for k in range(3)]
+    read.update({id(d.candidate): d for d in big})
+    blobs = [blobs[0], *(Blob(d.candidate) for d in big)]
+    assert _choose_dice(blobs, read) == [whole, *big]

@@ -199,6 +199,25 @@ def _counts_as_die(die: _Die) -> bool:
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
+def _choose_dice(blobs: list[Blob], read: dict[int, _Die]) -> list[_Die]:
+    """The dice of every blob (read: each candidate read once), choosing by _score between each blob and its
+    parts. A die much bigger than the others (STACKED_SIZE_RATIO) is mostly two dice read as one (the classifier
+    can be sure of a crop spanning a pair; on the train photos 11 of 27 such dice were pairs): where its blob also
+    splits, the parts are taken instead. (On the held-out photos: read right 90.8 -> 92.1%, found 98.1 -> 98.4%.)
+    """
+    def chosen(max_side: float) -> list[_Die]:
+        def score(candidate: Candidate) -> float:
+            return 0.0 if candidate.side > max_side else _score(read[id(candidate)])
+
+        return [d for d in (read[id(c)] for blob in blobs for c in blob.choose(score)[0]) if _counts_as_die(d)]
+
+    dice = chosen(np.inf)
+    if not dice:
+        return dice
+    oversized = STACKED_SIZE_RATIO * float(np.median([d.candidate.side for d in dice]))
+    return chosen(oversized) if any(d.candidate.side > oversized for d in dice) else dice
+
+
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
     """Read every candidate of every blob once, keep the reading the classifier is surest of, then confirm the
     kept dice's faces (vision.recognise.confirm: a second read, turned a quarter, of those that need one)."""
@@ -211,8 +230,7 @@ def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_D
     templates = face_template_sets(model) if model.taught else None     # built once for the whole frame
     first = look(crops, detail=detail, templates=templates)
     read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
-    kept = [read[id(c)] for blob in blobs for c in blob.choose(lambda c: _score(read[id(c)]))[0]]
-    kept = [d for d in kept if _counts_as_die(d)]
+    kept = _choose_dice(blobs, read)
     if not kept:
         return []
     index = {id(c): i for i, c in enumerate(candidates)}

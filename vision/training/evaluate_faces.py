@@ -2,9 +2,10 @@
 
 The validation split is every N-th photo / virtual tray of the *train* split (train_faces.held_out_groups); the
 test split stays the benchmark's. Each held-out patch is cut as the reader cuts a die (centred, upright) and read
-by vision.recognise.read_faces (two views, the sure thresholds), so the figures are comparable between nets of
-any input size and can tune the thresholds. With --quick, the reader's cascade is scored (the quick net reads
-every crop, the --weights net the crops the quick one is not near certain of) and the full net's share printed:
+by vision.recognise.read_faces (a second view when needed, a closer look at undecided dice, the sure
+thresholds), so the figures are comparable between nets of any input size and can tune the thresholds. With
+--quick, the reader's cascade is scored (the quick net reads every crop, the --weights net the crops the quick one
+is not near certain of) and the full net's share printed:
 
     .venv/bin/python -m vision.training.evaluate_faces --weights vision/weights/faces.onnx \\
         [--quick vision/weights/faces_quick.onnx [--quick-certain 0.9]] \\
@@ -108,7 +109,8 @@ def main(argv: list[str]) -> int:
     print(f"CPU {time.process_time() - started:.1f} s")
     if isinstance(net, FaceCascade):
         print(f"the full net read {net.crops_passed_on} of {net.crops_read} crops "
-              f"({net.crops_passed_on / max(net.crops_read, 1):.1%}, second reads included)")
+              f"({net.crops_passed_on / max(net.crops_read, 1):.1%}, second reads included; closer looks, always "
+              "the full net's, are not counted)")
     return 0
 
 

@@ -219,8 +219,9 @@ def _choose_dice(blobs: list[Blob], read: dict[int, _Die]) -> list[_Die]:
 
 
 def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
-    """Read every candidate of every blob once, keep the reading the classifier is surest of, then confirm the
-    kept dice's faces (vision.recognise.confirm: a second read, turned a quarter, of those that need one)."""
+    """Read every candidate of every blob once, keep the readings the classifier is surest of (_choose_dice), then
+    confirm the kept dice's faces (vision.recognise.confirm: a second read, turned a quarter, of those that need
+    one, and a closer look at those still undecided)."""
     candidates = [c for blob in blobs for c in blob.candidates]
     if not candidates:
         return []

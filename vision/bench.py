@@ -109,6 +109,7 @@ TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die
 
 
 HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred")
+SPEED_DICE = (2, 5, 8, 12, 20)      # dice in the frames the reader is timed on
 HAZARD_SEED_START = BENCH_SEED_START + 600_000
 
 
@@ -181,9 +182,10 @@ def run_set(name: str, model: DieModel, frames: Iterator, expect_dice: int | Non
     return tally
 
 
-def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> tuple[float, float]:
+def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> tuple[float, float, list[float]]:
     """Median milliseconds of read_tray per frame over the images (each read `repeats` times): wall clock, and
-    this process's CPU time (which other processes on a busy machine inflate less)."""
+    this process's CPU time (which other processes on a busy machine inflate less); and each image's median CPU
+    milliseconds (a die the reader must look at closer costs a frame several ms)."""
     wall, cpu = [], []
     for image in images:
         for _ in range(repeats):
@@ -191,7 +193,8 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> 
             read_tray(image, model)
             wall.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
-    return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu))
+    per_image = np.median(np.reshape(cpu, (len(images), repeats)), axis=1)
+    return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu)), [1000 * float(t) for t in per_image]
 
 
 _PEAK_PROBE = """
@@ -255,7 +258,7 @@ def main(argv: list[str]) -> int:
     speed_rows = []
     for size in ((640, 480), (1280, 960)):
         frames = [render_tray(BENCH_SEED_START + 500_000 + k, D6, size=size, n_dice=n).image
-                  for k, n in enumerate((2, 5, 8, 12, 20))]
+                  for k, n in enumerate(SPEED_DICE)]
         speed_rows.append((size, time_frames(frames, D6)))
     reader_mb = reader_peak_mb(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -269,8 +272,9 @@ def main(argv: list[str]) -> int:
         for hazard_tally in hazard_tallies:
             print(hazard_tally.row())
     print()
-    for (w, h), (wall_ms, cpu_ms) in speed_rows:
-        print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {wall_ms:.1f} wall clock, {cpu_ms:.1f} CPU")
+    for (w, h), (wall_ms, cpu_ms, per_frame) in speed_rows:
+        print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {wall_ms:.1f} wall clock, {cpu_ms:.1f} CPU "
+              f"(CPU by frame of {', '.join(map(str, SPEED_DICE))} dice: {', '.join(f'{t:.1f}' for t in per_frame)})")
     print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")
     print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")

@@ -215,7 +215,7 @@ def _slender(walls: np.ndarray | None) -> np.ndarray | None:
     against 130 x 6.0 for the stubbiest wall), where a wall seen whole or in part is long and thin."""
     if walls is None:
         return None
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(walls, connectivity=8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(walls, 8, cv2.CV_32S, cv2.CCL_BBDT)
     length = stats[:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]].max(axis=1)
     slender = length >= _WALL_SLENDERNESS * stats[:, cv2.CC_STAT_AREA] / np.maximum(length, 1)
     slender[0] = False      # the background
@@ -478,7 +478,7 @@ def _separate_pieces(part: np.ndarray, die_area: float) -> list[np.ndarray]:
     """The pieces of a part of a split blob when it fell apart into several that may each hold a die (a cut
     along clusters, and the opening after it, can leave a part in pieces), else []. The part as one die would be
     its largest piece alone: choosing it would lose the others."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(part, 8, cv2.CV_32S, cv2.CCL_BBDT)
     big = [i for i in range(1, count) if stats[i, cv2.CC_STAT_AREA] >= _HALF_AREA * die_area]
     if len(big) < 2:
         return []

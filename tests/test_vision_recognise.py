@@ -239,3 +239,19 @@ def test_the_eight_views_are_the_quarter_turns_and_their_mirrors() -> None:
     assert len({tuple(np.argwhere(view[0, :, :, 0])[0]) for view in views}) == 8
     assert any((view == crop).all() for view in views)                             # as cut is one of them
     assert any((view == crop[:, :, ::-1]).all() for view in views)                 # mirrored is another
+
+
+def test_a_face_read_with_some_tilt_is_only_sure_after_a_closer_look_that_clears_it() -> None:
+    from vision.recognise import SURE_TILTED
+
+    # As cut: a 5 at p 0.9, but "tilted" at 0.08 (above SURE_TILTED): not sure on that read alone.
+    leaning = _probable({"pips:5": 0.9, "tilted": 0.08})
+    assert SURE_TILTED < 0.08
+    flat = _probable({"pips:5": 0.93, "tilted": 0.01})
+    net = _Oriented([leaning] + [flat] * 7)      # the other seven ways see a flat 5: the mean tilt is ~0.02
+    guess = read_faces(net.crop, D6, net)[0]
+    assert net.crops_read == 1 + 8 and (guess.appearance, guess.sure) == ("pips:5", True)
+    still = _probable({"pips:5": 0.7, "tilted": 0.25})
+    net = _Oriented([leaning] + [still] * 7)     # they see it leaning too: a cocked die, never sure
+    guess = read_faces(net.crop, D6, net)[0]
+    assert (guess.appearance, guess.sure) == ("pips:5", False)

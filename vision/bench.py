@@ -10,7 +10,8 @@ readings that match no die.
 Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge or blurred, read with
 the number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no
 such tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
-Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960.
+Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960, each frame's
+own, and the motion tracker's per frame (it sees every camera frame; read_tray runs once a throw).
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
@@ -197,6 +198,21 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> 
     return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu)), [1000 * float(t) for t in per_image]
 
 
+def time_tracker(images: list[np.ndarray], repeats: int = 20) -> float:
+    """Median CPU milliseconds of one MotionTracker update per frame (the images in turn, so the dice seem to move):
+    the cost of every camera frame, where read_tray runs once a throw, when the dice have settled."""
+    from vision.motion import MotionTracker
+
+    tracker = MotionTracker()
+    times = []
+    for _ in range(repeats):
+        for image in images:
+            start = time.process_time()
+            tracker.update(image)
+            times.append(time.process_time() - start)
+    return 1000 * float(np.median(times))
+
+
 _PEAK_PROBE = """
 import sys
 from vision.cli import main
@@ -259,7 +275,7 @@ def main(argv: list[str]) -> int:
     for size in ((640, 480), (1280, 960)):
         frames = [render_tray(BENCH_SEED_START + 500_000 + k, D6, size=size, n_dice=n).image
                   for k, n in enumerate(SPEED_DICE)]
-        speed_rows.append((size, time_frames(frames, D6)))
+        speed_rows.append((size, time_frames(frames, D6), time_tracker(frames)))
     reader_mb = reader_peak_mb(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -272,9 +288,10 @@ def main(argv: list[str]) -> int:
         for hazard_tally in hazard_tallies:
             print(hazard_tally.row())
     print()
-    for (w, h), (wall_ms, cpu_ms, per_frame) in speed_rows:
+    for (w, h), (wall_ms, cpu_ms, per_frame), tracker_ms in speed_rows:
         print(f"ms per frame at {w}x{h} (one core, 2-20 dice, median): {wall_ms:.1f} wall clock, {cpu_ms:.1f} CPU "
-              f"(CPU by frame of {', '.join(map(str, SPEED_DICE))} dice: {', '.join(f'{t:.1f}' for t in per_frame)})")
+              f"(CPU by frame of {', '.join(map(str, SPEED_DICE))} dice: {', '.join(f'{t:.1f}' for t in per_frame)}); "
+              f"the motion tracker on every camera frame: {tracker_ms:.1f} CPU")
     print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")
     print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")

@@ -8,9 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detect import TrayRegionError
+from vision.detect import Blob, Candidate, TrayRegionError
 from vision.models import D6, EXCAPE
-from vision.read import ReadError, read_tray
+from vision.read import ReadError, _Die, read_tray
+from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels
 from vision.virtual_tray import empty_tray, render_tray
@@ -238,12 +239,8 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     assert [(d.face, d.reason) for d in without.dice if not d.sure] == [(UNKNOWN_FACE, "unclear")]
 
 
-def _read_die(x: int, width: float, face: str, p: float, height: float = 40.0):
+def _read_die(x: int, width: float, face: str, p: float, height: float = 40.0) -> _Die:
     """A candidate at x (width x height px) with the classifier's read of it."""
-    from vision.detect import Candidate
-    from vision.read import _Die
-    from vision.recognise import FaceGuess
-
     candidate = Candidate(box=(x, 0, round(width), round(height)),
                           rect=((x + width / 2, height / 2), (width, height), 0.0), fill=0.8, touches_edge=False)
     return _Die(candidate, FaceGuess(f"pips:{face}", p, p >= 0.6), 0.0, 1.0)
@@ -252,11 +249,9 @@ def _read_die(x: int, width: float, face: str, p: float, height: float = 40.0):
 def test_a_blob_too_thin_to_be_kept_as_a_die_is_not_chosen_over_its_parts() -> None:
     # Two dice in a row: as one, a thin blob the classifier half believes (a 5 at 0.57); its halves read a 5 at
     # 0.49 and a 3 at 0.16. Chosen, the whole would then be dropped as too thin, and both dice with it.
-    from vision.detect import Blob
     from vision.read import NOT_A_DIE_SQUARENESS, _score
 
-    die = _read_die
-    whole, left, right = die(0, 110.0, "5", 0.57), die(0, 40.0, "5", 0.49), die(70, 40.0, "3", 0.16)
+    whole, left, right = _read_die(0, 110.0, "5", 0.57), _read_die(0, 40.0, "5", 0.49), _read_die(70, 40.0, "3", 0.16)
     assert whole.candidate.squareness < NOT_A_DIE_SQUARENESS
     read = {id(d.candidate): d for d in (whole, left, right)}
     blob = Blob(whole.candidate, (Blob(left.candidate), Blob(right.candidate)))
@@ -267,7 +262,6 @@ def test_a_blob_too_thin_to_be_kept_as_a_die_is_not_chosen_over_its_parts() -> N
 def test_a_pair_read_as_one_big_die_gives_way_to_its_parts() -> None:
     # Three lone dice 40 px wide, and a blob 60 px wide the classifier reads as a 5 at 0.95: more sure than of
     # its parts (a 5 at 0.8 and a 2 at 0.7), but far bigger than the other dice: two dice, taken as such.
-    from vision.detect import Blob
     from vision.read import _choose_dice
 
     lone = [_read_die(200 + 60 * k, 40.0, "3", 0.97) for k in range(3)]

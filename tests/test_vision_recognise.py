@@ -1,4 +1,5 @@
-"""The face classifier cascade: the quick net's near-certain reads stand, the full net reads the rest."""
+"""The face classifier cascade (the quick net's near-certain reads stand, the full net reads the rest) and the
+closer look at undecided dice (eight views, judged on their mean)."""
 
 from __future__ import annotations
 

@@ -439,21 +439,15 @@ def _typical_die_area(stats: np.ndarray) -> tuple[float, int]:
 
 @dataclass(frozen=True)
 class Blob:
-    """A blob as one die, and its split in two when it looks like more than one (each half a Blob again).
+    """A blob as one die, and its split in two when it looks like more than one (each half a Blob again; a half
+    that fell into pieces has no whole, and a part for each piece).
 
     The reader lets the face classifier choose at every level: centred crops of real dice read clearly, halves
     of a die and crops spanning two dice do not.
     """
 
     whole: Candidate | None          # the blob as one die (None when it cannot be one: wrong size or shape)
-    parts: tuple[Blob, ...] = ()     # its two halves (empty when it looks like a single die)
-
-    @property
-    def default(self) -> list[Candidate]:
-        """The detector's own guess, without the classifier: split all the way down where it can be."""
-        if self.parts:
-            return [c for part in self.parts for c in part.default]
-        return [self.whole] if self.whole else []
+    parts: tuple[Blob, ...] = ()     # its halves or pieces (empty when it looks like a single die)
 
     @property
     def candidates(self) -> list[Candidate]:
@@ -540,8 +534,3 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
         if blob.candidates:
             blobs.append(blob)
     return blobs
-
-
-def find_candidates(image: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Candidate]:
-    """The detector's own guess at the dice (each blob split wherever it looks like several dice)."""
-    return [c for blob in find_blobs(image, tray) for c in blob.default]

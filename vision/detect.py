@@ -289,10 +289,10 @@ def _aspect(rect: _Rect) -> float:
     return max(rw, rh) / max(min(rw, rh), 1.0)
 
 
-def _long_pair(area: float, rect: _Rect, die_area: float) -> bool:
+def _long_pair(area: float, aspect: float, die_area: float) -> bool:
     """Whether a blob no bigger than a die and a quarter is still two dice: twice as long as wide, or nearly (two
     touching dice whose outlines the mask shows only in part)."""
-    return _aspect(rect) >= _LONG_PAIR_ASPECT and area >= _LONG_PAIR_AREA * die_area
+    return aspect >= _LONG_PAIR_ASPECT and area >= _LONG_PAIR_AREA * die_area
 
 
 def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float | None:
@@ -300,7 +300,7 @@ def _length_if_several(blob: np.ndarray, rect: _Rect, die_area: float) -> float 
     ragged, or much bigger than one die), else None."""
     area = float(cv2.countNonZero(blob))
     aspect = _aspect(rect)
-    if _long_pair(area, rect, die_area):
+    if _long_pair(area, aspect, die_area):
         return aspect
     if area <= _PAIR_AREA * die_area:
         return None
@@ -526,8 +526,8 @@ def find_blobs(image: np.ndarray, tray: tuple[int, int, int, int] | None = None)
     blobs: list[Blob] = []
     for i in np.flatnonzero(kept).tolist():
         x, y, w, h, area = stats[i].tolist()
-        rect = cv2.minAreaRect(outlines[i]) if i in outlines else None
-        if rect is not None and area <= _PAIR_AREA * die_area and not _long_pair(area, rect, die_area):
+        rect = cv2.minAreaRect(outlines[i]) if area <= _PAIR_AREA * die_area and i in outlines else None
+        if rect is not None and not _long_pair(area, _aspect(rect), die_area):
             blob = Blob(_die_candidate(outlines[i], rect, (0, 0), frame))
         else:
             blob = _blob_tree(cv2.compare(labels[y:y + h, x:x + w], i, cv2.CMP_EQ), (x, y), frame)

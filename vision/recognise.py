@@ -371,12 +371,14 @@ def look(crops: np.ndarray, quarter_turns: int = 0, net: FaceClassifier | None =
     if (detail is None) != (templates is None):
         raise ValueError("detail crops and the taught faces' templates go together (both or neither)")
     net = net or face_net()
+    matches = None if detail is None or templates is None else template_scores(_turned(detail, quarter_turns),
+                                                                                 templates)
+    return View(net.run(_turned(crops, quarter_turns)), matches)
 
-    def turn(images: np.ndarray) -> np.ndarray:
-        return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
 
-    matches = None if detail is None or templates is None else template_scores(turn(detail), templates)
-    return View(net.run(turn(crops)), matches)
+def _turned(images: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """(N, h, w, ...) images each turned by `quarter_turns` quarter turns, contiguous for the net."""
+    return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
 
 
 def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
@@ -432,8 +434,8 @@ def needs_closer_look(guess: FaceGuess, model: DieModel) -> bool:
 
 def _eight_ways(crops: np.ndarray) -> list[np.ndarray]:
     """The crops in the eight ways a square face can lie: four quarter turns, each also mirrored."""
-    mirrored = crops[:, :, ::-1]
-    return [np.ascontiguousarray(np.rot90(c, k, axes=(1, 2))) for c in (crops, mirrored) for k in range(4)]
+    mirrored = np.ascontiguousarray(crops[:, :, ::-1])
+    return [_turned(c, k) for c in (crops, mirrored) for k in range(4)]
 
 
 def look_closer(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = None) -> list[FaceGuess]:

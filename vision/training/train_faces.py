@@ -259,9 +259,9 @@ def main(argv: list[str]) -> int:
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
              args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
     net = FaceNet(**shape)
-    teacher = load_teacher(args.teacher, crop_size) if args.teacher else None
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
+    teacher = load_teacher(args.teacher, crop_size) if args.teacher else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.

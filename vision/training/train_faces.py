@@ -118,7 +118,7 @@ def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = Fals
             crop_size: int = CROP_SIZE, aligned: bool = False) -> np.ndarray:
     """A random crop_size crop of the die in the middle of a patch: a turn, jitter, light, colour, blur, noise.
 
-    Any turn by default: the detector's angle is only roughly the die's (shadows, perspective), and on held-out
+    Any turn by default: the reader's angle is only roughly the die's (shadows, perspective), and on held-out
     real dice nets trained so read better than nets trained on quarter turns and a few degrees (`aligned`).
     """
     angle = 90 * int(rng.integers(4)) + rng.normal(0, 7) if aligned else rng.uniform(0, 360)
@@ -238,6 +238,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--temperature", type=float, default=DISTIL_TEMPERATURE,
                         help="softmax temperature of teacher and student in the distillation loss")
     parser.add_argument("--save-torch", help="also save the trained net (shape and weights) for use as a --teacher")
+    parser.add_argument("--init", help="a net saved with --save-torch to start from (a fine-tune: its shape is kept, "
+                        "--widths and --convs are ignored)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (a fine-tune wants less, ~1e-3)")
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
@@ -258,14 +261,18 @@ def main(argv: list[str]) -> int:
 
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
              args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
-    net = FaceNet(**shape)
+    if args.init:
+        net = load_teacher(args.init, crop_size).train()     # its weights, to train on
+        shape = torch.load(args.init, weights_only=False)["shape"]
+    else:
+        net = FaceNet(**shape)
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
     teacher = load_teacher(args.teacher, crop_size) if args.teacher else None
-    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=args.epochs * steps_per_epoch,
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
                                                    pct_start=0.1, anneal_strategy="cos")
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     # Validation crops are cut as the reader cuts them (centred, upright), so the figure is the reader's.

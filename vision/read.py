@@ -1,9 +1,10 @@
 """The whole reader: a BGR frame in, a TrayReading out (find the dice, read each face, judge whether to trust it).
 
-A die is trusted ("sure") only when the classifier is sure of its face and nothing about the die itself casts
-doubt on it: cut by the frame edge, a size outlier or overlapping another die (stacked), a top face that is not
-square-on (cocked), or much blurrier than the rest (moving or out of focus). Any doubt, or a count that differs
-from what the players rolled, makes the tray a "reroll" with a reason the players can act on.
+The locator (vision.locate) finds the dice; the classifier (vision.recognise) reads each one's face. A die is
+trusted ("sure") only when the classifier is sure of its face and nothing about the die itself casts doubt on it:
+cut by the frame edge, a size outlier or overlapping another die (stacked), not lying flat (cocked: the classifier
+sees it tilted), or much blurrier than the rest (moving or out of focus). Any doubt, or a count that
+differs from what the players rolled, makes the tray a "reroll" with a reason the players can act on.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.detect import WORK_WIDTH, Blob, Candidate, find_blobs
+from vision.locate import LocatedDie, check_tray, find_dice, to_work
 from vision.models import D6, DieModel
 from vision.recognise import (
     TEMPLATE_SIZE,
@@ -28,13 +29,11 @@ from vision.recognise import (
 )
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
-NOT_A_DIE_SQUARENESS = 0.4  # a blob this long and thin is a wall or a rim, whatever the classifier says
-CUT_NOT_A_DIE = 0.97        # a blob at the frame edge is kept as a cut die unless "none" is at least this probable
+CUT_NOT_A_DIE = 0.97        # a die at the frame edge is kept as a cut die unless "none" is at least this probable
 # Doubts about a die, from its shape and surroundings (work-size pixels).
 STACKED_SIZE_RATIO = 1.35   # a die this much larger than the median die rests on another
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
-TILTED_STACK_RATIO = 1.2    # a die the classifier sees tilted, this much larger than the median: stacked
-COCKED_SQUARENESS = 0.5     # top face rect sides ratio below this: a die on its edge (the classifier sees the rest)
+TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked
 MOTION_ISOTROPY = 0.42      # edges this one-sided: smeared by motion (resting real dice: 99.5% above 0.46)
 BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median die: out of focus
 SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.6, 0.3   # both at once: blurred too (each alone: <5% of real dice)
@@ -46,7 +45,7 @@ class ReadError(DiceCompanionError):
 
 @dataclass(frozen=True)
 class _Die:
-    candidate: Candidate
+    candidate: LocatedDie
     guess: FaceGuess
     sharpness: float
     isotropy: float
@@ -102,7 +101,7 @@ def _sharpness(gray: np.ndarray, laplacian: np.ndarray) -> np.ndarray:
     return laplacian.var(axis=(1, 2)) / (gray.var(axis=(1, 2)) + 25.0)
 
 
-def _overlap(a: Candidate, b: Candidate) -> float:
+def _overlap(a: LocatedDie, b: LocatedDie) -> float:
     """Area shared by two dice's turned rects, as a fraction of the smaller one."""
     kind, points = cv2.rotatedRectangleIntersection(a.rect, b.rect)
     if kind == cv2.INTERSECT_NONE or points is None or len(points) < 3:
@@ -142,10 +141,8 @@ def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpne
             die.isotropy < SOMEWHAT_ONE_SIDED and relative_sharpness < SOMEWHAT_SOFT):
         return "blurred"
     if die.guess.tilted:
-        # Not lying flat: resting on another die shows as a bigger blob (two dice), leaning as a single one.
+        # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
-    if c.squareness < COCKED_SQUARENESS:
-        return "cocked"
     if not die.guess.sure:
         return "unclear"
     return None
@@ -155,8 +152,10 @@ def _reading_order(dice: list[_Die]) -> list[_Die]:
     """Top to bottom in rows about a die high, left to right within a row: how players count dice."""
     if not dice:
         return dice
-    side = float(np.median([d.candidate.side for d in dice]))
-    return sorted(dice, key=lambda d: (round(d.candidate.rect[0][1] / side), d.candidate.rect[0][0]))
+    # By the boxes the players are shown (a die and its sides seen in perspective), not the top faces read.
+    height = float(np.median([d.candidate.box[3] for d in dice]))
+    return sorted(dice, key=lambda d: (round((d.candidate.box[1] + d.candidate.box[3] / 2) / height),
+                                       d.candidate.box[0] + d.candidate.box[2] / 2))
 
 
 def _where(box: tuple[int, int, int, int], width: int, height: int) -> str:
@@ -180,68 +179,41 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
     return "; ".join(parts) + ": roll again with every die flat inside the tray" if parts else None
 
 
-def _score(die: _Die) -> float:
-    """How much a candidate is worth as a die when choosing between a blob and its parts: what the classifier
-    makes of it, and nothing for one that would not be kept as a die (_counts_as_die: too thin, whatever the
-    classifier says; choosing it would lose the dice in its parts)."""
-    if die.guess.appearance is None or die.candidate.squareness < NOT_A_DIE_SQUARENESS:
-        return 0.0
-    return die.guess.confidence
-
-
 def _counts_as_die(die: _Die) -> bool:
     """A die is what the classifier calls a face; at the frame edge also what it merely doubts is a die (half a
     die outside the frame looks like little else, and must be reported, not dropped)."""
-    if die.candidate.squareness < NOT_A_DIE_SQUARENESS:
-        return False
     if die.guess.appearance is not None:
         return True
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
-def _choose_dice(blobs: list[Blob], read: dict[int, _Die]) -> list[_Die]:
-    """The dice of every blob (read: each candidate read once), choosing by _score between each blob and its
-    parts. A die much bigger than the others (STACKED_SIZE_RATIO) is mostly two dice read as one (the classifier
-    can be sure of a crop spanning a pair; on the train photos 11 of 27 such dice were pairs): where its blob also
-    splits, the parts are taken instead. (On the held-out photos: read right 90.8 -> 92.1%, found 98.1 -> 98.4%.)
-    """
-    def chosen(max_side: float) -> list[_Die]:
-        def score(candidate: Candidate) -> float:
-            return 0.0 if candidate.side > max_side else _score(read[id(candidate)])
-
-        return [d for d in (read[id(c)] for blob in blobs for c in blob.choose(score)[0]) if _counts_as_die(d)]
-
-    dice = chosen(np.inf)
-    if not dice:
-        return dice
-    oversized = STACKED_SIZE_RATIO * float(np.median([d.candidate.side for d in dice]))
-    return chosen(oversized) if any(d.candidate.side > oversized for d in dice) else dice
-
-
-def _read_blobs(work: np.ndarray, blobs: list[Blob], model: DieModel) -> list[_Die]:
-    """Read every candidate of every blob once, keep the readings the classifier is surest of (_choose_dice), then
-    confirm the kept dice's faces (vision.recognise.confirm: a second read, turned a quarter, of those that need
-    one, and a closer look at those still undecided)."""
-    candidates = [c for blob in blobs for c in blob.candidates]
-    if not candidates:
+def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> list[_Die]:
+    """Read every located die once, keep those the classifier takes for dice, then confirm their faces
+    (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look at those
+    still undecided)."""
+    if not located:
         return []
-    crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
+    crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in located])
     detail = np.stack([crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]),
-                                size=TEMPLATE_SIZE) for c in candidates]) if model.taught else None
+                                size=TEMPLATE_SIZE) for c in located]) if model.taught else None
     templates = face_template_sets(model) if model.taught else None     # built once for the whole frame
     first = look(crops, detail=detail, templates=templates)
-    read = {id(c): _Die(c, g, 0.0, 1.0) for c, g in zip(candidates, guesses([first], model), strict=True)}
-    kept = _choose_dice(blobs, read)
+    read = [_Die(c, g, 0.0, 1.0) for c, g in zip(located, guesses([first], model), strict=True)]
+    kept = [i for i, d in enumerate(read) if _counts_as_die(d)]
     if not kept:
         return []
-    index = {id(c): i for i, c in enumerate(candidates)}
-    kept_crops = [index[id(d.candidate)] for d in kept]
-    final = confirm(first.take(kept_crops), [d.guess for d in kept], crops[kept_crops], model,
-                    detail=None if detail is None else detail[kept_crops], templates=templates)
-    gray, gx, gy, laplacian = _gray_stack(crops[kept_crops])
-    dice = [_Die(d.candidate, guess, float(sharp), float(iso)) for d, guess, sharp, iso
+    final = confirm(first.take(kept), [read[i].guess for i in kept], crops[kept], model,
+                    detail=None if detail is None else detail[kept], templates=templates)
+    gray, gx, gy, laplacian = _gray_stack(crops[kept])
+    dice = [_Die(read[i].candidate, guess, float(sharp), float(iso)) for i, guess, sharp, iso
             in zip(kept, final, _sharpness(gray, laplacian), _isotropy(gx, gy), strict=True)]
     return [d for d in dice if _counts_as_die(d)]
+
+
+def _work_tray(tray: tuple[int, int, int, int], scale: float, width: int, height: int) -> tuple[int, int, int, int]:
+    """The tray region in work pixels, kept inside the work frame (rounding may push it a pixel out)."""
+    x, y = min(round(tray[0] * scale), width - 1), min(round(tray[1] * scale), height - 1)
+    return x, y, max(1, min(round(tray[2] * scale), width - x)), max(1, min(round(tray[3] * scale), height - y))
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,
@@ -256,11 +228,11 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     if expect is not None and expect < 0:
         raise ReadError(f"expect must be a number of dice (0 or more), got {expect}")
     h, w = image.shape[:2]
-    scale = WORK_WIDTH / w
-    work = image if scale == 1 else cv2.resize(image, (WORK_WIDTH, max(1, round(h * scale))),
-                                               interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    work_tray = None if tray is None else tuple(round(v * scale) for v in tray)
-    dice = _reading_order(_read_blobs(work, find_blobs(work, work_tray), model))
+    if tray is not None:
+        check_tray(tray, w, h)
+    work, scale = to_work(image)
+    work_tray = None if tray is None else _work_tray(tray, scale, work.shape[1], work.shape[0])
+    dice = _reading_order(_read_dice(work, find_dice(work, work_tray), model))
 
     readings: list[DieReading] = []
     if dice:

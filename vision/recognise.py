@@ -217,7 +217,7 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = 
 
 # Taught faces are matched as pictures, not by the net (it knows pips, 7 and X, not a user's logo): each taught
 # die is kept as its grey crop, and a new crop is compared with every kept one in its four quarter turns, at small
-# shifts (the detector's centre is off by a pixel or two), by normalised correlation. That makes the match blind
+# shifts (the locator's centre is off by a pixel or two), by normalised correlation. That makes the match blind
 # to brightness and contrast (light, exposure) but not to the symbol's shape; and the stored looks do not depend
 # on the net's weights, so a retrained net keeps every taught die working.
 TEMPLATE_SIZE = 40      # taught faces are compared on crops this big: a symbol's strokes need more pixels than pips
@@ -232,17 +232,21 @@ TAUGHT_SURE_MARGIN = 0.12   # ... and by how much it must beat the best crop of 
 
 
 def square_up(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> float:
-    """The die's angle, corrected by its own edges: the detector's rect leans when it takes in a shadow or a side
-    face seen in perspective. The face's outline and square symbols make edges at right angles, so the gradient
-    directions, folded four-fold (their angle times four), point to the face's own turn."""
+    """The die's angle, corrected by its own edges (the locator gives none; a rect may lean on a die seen in
+    perspective). The face's outline and square symbols make edges at right angles, so the gradient directions,
+    folded four-fold (their angle times four), point to the face's own turn."""
     crop = crop_die(image, centre, side, angle, size=TEMPLATE_SIZE, margin=1.3)
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
-    magnitude, direction = cv2.cartToPolar(gx, gy)
-    folded = (magnitude * np.exp(4j * direction)).sum()
-    if abs(folded) < 1e-6 * max(float(magnitude.sum()), 1.0):
+    # Each gradient's magnitude r times e^(4i direction), without trigonometry: with d = gx^2 - gy^2 and
+    # p = gx gy, r^4 cos 4a = d^2 - 4 p^2 and r^4 sin 4a = 4 p d (twice the double-angle formulas).
+    squared = np.maximum(gx * gx + gy * gy, 1e-12)
+    d, p = gx * gx - gy * gy, gx * gy
+    per_r3 = 1.0 / (squared * np.sqrt(squared))
+    folded = complex(float(((d * d - 4 * p * p) * per_r3).sum()), float((4 * p * d * per_r3).sum()))
+    if abs(folded) < 1e-6 * max(float(np.sqrt(squared).sum()), 1.0):
         return angle
-    # The crop was cut turned by `angle`; its edges lean by the folded direction / 4 (degrees, -22.5..22.5).
+    # The crop was cut turned by `angle`; its edges lean by the folded direction / 4 (degrees, -45..45).
     return angle + float(np.degrees(np.angle(folded)) / 4)
 
 
@@ -261,7 +265,7 @@ def _unit_rows(rows: np.ndarray) -> np.ndarray:
 
 def _inner_templates(flat: np.ndarray) -> np.ndarray:
     """Kept crops (K, TEMPLATE_SIZE ** 2) -> their middles in four quarter turns, each also turned a little
-    either way (the detector's angle is a few degrees off on a die in perspective or beside its shadow):
+    either way (the die's angle is a few degrees off on a die in perspective or beside its shadow):
     (4 * len(_TEMPLATE_TILTS) * K, inner * inner), each row at zero mean and unit length."""
     side, lo = TEMPLATE_SIZE, (TEMPLATE_SIZE - _TEMPLATE_INNER) // 2
     squares = flat.reshape(-1, side, side)

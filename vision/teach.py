@@ -3,7 +3,7 @@
     dice-companion teach OUT.json --face LABEL IMAGE [IMAGE ...] --face LABEL IMAGE [IMAGE ...] ... [--name NAME]
 
 Each shot shows the tray with one or more dice all showing the face LABEL up (any symbol: a numeral, an X, a
-logo). The reader's detector finds the dice; each one's crop is kept (grey, at even contrast) as a look of that
+logo). The reader's locator finds the dice; each one's crop is kept (grey, at even contrast) as a look of that
 face. `dice-companion read --dice OUT.json` then reads such dice by the kept crop they match best, in any quarter
 turn (vision.recognise.template_scores). Each face needs 3 whole dice in its shots (MIN_LOOKS); more shots, in
 different places and light, make the reading sure more often.
@@ -14,55 +14,33 @@ from __future__ import annotations
 import argparse
 import sys
 
-import cv2
 import numpy as np
 
-from vision.detect import WORK_WIDTH, Blob, find_blobs
+from vision.locate import find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
 from vision.recognise import (
-    CLASSES,
     TEMPLATE_FORMAT,
     TEMPLATE_SIZE,
     crop_die,
     face_templates,
-    look,
-    softmax,
     square_up,
 )
 
 # Each face needs this many whole dice in its shots: with fewer, a throw in another spot or light matches another
 # face's looks better than its own (seen here: a J taught from 2 dice read, sure, as Q).
 MIN_LOOKS = 3
-TEACH_NOT_A_DIE = 0.75  # a candidate the net calls "none" at least this probably is not kept as a look
-TEACH_SQUARENESS = 0.8  # nor one whose sides differ more than this (short side / long side)
+TEACH_SURE_DIE = 0.5    # a die the locator sees less surely than this is not kept as a look
 
 
 class TeachError(ModelError):
     """The shots given to `teach` cannot make a model."""
 
 
-def _die_likeness(blobs: list[Blob], work: np.ndarray) -> dict[int, float]:
-    """How surely the net calls each candidate of every blob a die (1 - P(none))."""
-    candidates = [c for blob in blobs for c in blob.candidates]
-    if not candidates:
-        return {}
-    crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in candidates])
-    # The net knows a die from tray rims, felt and halves of dice whatever its faces show.
-    die_like = 1.0 - softmax(look(crops).logits)[:, CLASSES.index("none")]
-    return {id(c): float(p) for c, p in zip(candidates, die_like, strict=True)}
-
-
 def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
-    h, w = image.shape[:2]
-    scale = WORK_WIDTH / w
-    work = image if scale == 1 else cv2.resize(image, (WORK_WIDTH, max(1, round(h * scale))),
-                                               interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    blobs = find_blobs(work)
-    likeness = _die_likeness(blobs, work)
-    # A taught look must be a whole die seen square-on: not cut, not half a die (long), not a die and its shadow.
-    # Each blob as one die or as its parts, whichever the net finds more die-like (as the reader chooses).
-    dice = [c for blob in blobs for c in blob.choose(lambda c: likeness[id(c)])[0]
-            if not c.touches_edge and c.squareness >= TEACH_SQUARENESS and likeness[id(c)] > 1 - TEACH_NOT_A_DIE]
+    work, _ = to_work(image)
+    # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
+    # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
+    dice = [c for c in find_dice(work) if not c.touches_edge and c.probability >= TEACH_SURE_DIE]
     if not dice:
         return []
     median_side = float(np.median([c.side for c in dice]))

@@ -2,7 +2,7 @@
 
 A patch is PATCH px square around a die, turned upright by its min-area rect and showing PATCH_SPAN die sides, so
 the trainer can rotate, shift and rescale it before cutting the classifier's CROP_SIZE input from its middle.
-Dice the detector finds are cut where the detector puts them (what the reader will see); dice it misses are cut
+Dice the locator finds are cut where the locator puts them (what the reader will see); dice it misses are cut
 from their labelled box. Candidates that match no die become "none" examples (tray marks, clutter, walls).
 
     .venv/bin/python -m vision.training.extract_crops OUT.npz [--split train]
@@ -16,7 +16,7 @@ import sys
 import cv2
 import numpy as np
 
-from vision.detect import find_blobs
+from vision.locate import find_dice
 from vision.recognise import CROP_MARGIN, CROP_SIZE, crop_die
 from vision.training.photos import label_candidates, load_split, match_boxes, save_patches
 
@@ -45,8 +45,8 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
     groups: list[int] = []   # the photo each patch comes from: validation holds out whole photos
     for photo_index, photo in enumerate(load_split(split)):
         image = photo.load()
-        # Every hypothesis the reader may weigh: whole blobs and their splits (halves of dice, pairs are "none").
-        candidates = [c for blob in find_blobs(image) for c in blob.candidates]
+        # Every die the reader would read; what matches no labelled die (tray marks, clutter) is "none".
+        candidates = find_dice(image)
         truth = [d.box for d in photo.dice]
         verdicts = label_candidates([c.box for c in candidates], truth)
         seen: set[int] = set()
@@ -61,7 +61,7 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
                 labels.append(photo.dice[verdict].label)
                 seen.add(verdict)
         for j, die in enumerate(photo.dice):
-            if j not in seen:   # missed by the detector: cut from the labelled box
+            if j not in seen:   # missed by the locator: cut from the labelled box
                 x, y, w, h = die.box
                 side = 0.9 * float(np.sqrt(w * h))
                 patches.append(_patch(image, (x + w / 2, y + h / 2), side, 0.0))

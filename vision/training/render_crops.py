@@ -1,6 +1,6 @@
 """Cut training patches from virtual-tray renders (seeds below BENCH_SEED_START only; the benchmark uses the rest).
 
-Same patches as extract_crops (the detector's view of each die, upright), labelled by the render's truth: the
+Same patches as extract_crops (the locator's view of each die, upright), labelled by the render's truth: the
 face's class name ("1".."7", "X") or "none" for candidates that match no die. Cocked and stacked dice
 are labelled "tilted" (not lying flat: the reader flags them); cut and blurred dice are left out (the reader
 flags those by their box and sharpness).
@@ -16,7 +16,7 @@ import sys
 import cv2
 import numpy as np
 
-from vision.detect import find_blobs
+from vision.locate import find_dice
 from vision.models import D6, EXCAPE
 from vision.recognise import crop_die
 from vision.training.extract_crops import PATCH, PATCH_SPAN
@@ -55,7 +55,7 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False) -> dict
         if scale != 1:
             image = cv2.resize(image, (640, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
         truth = [tuple(round(v * scale) for v in d.box) for d in rendered.dice]
-        candidates = [c for blob in find_blobs(image) for c in blob.candidates]
+        candidates = find_dice(image)
         verdicts = label_candidates([c.box for c in candidates], truth)
         for c, verdict in zip(candidates, verdicts, strict=True):
             if verdict is False:

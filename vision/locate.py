@@ -1,0 +1,189 @@
+"""Find the dice in a frame with a small learned locator: where each die's centre is, and how big it is.
+
+A fully convolutional net (trained dev-only by vision/training/train_locator.py, run here with OpenCV's dnn) reads
+the work frame at INPUT_SCALE and gives, every STRIDE input pixels, the probability that a die's centre lies there,
+the die's size and the centre's offset within the cell (the "objects as points" recipe). Dice are the local maxima
+of the centre map above PEAK_PROBABILITY. Touching dice stay
+apart (each has its own centre), a pale die on a pale tray is found by its outline and shading, and a die's shadow
+is no part of it: where the colour-and-edge detector this replaced lost dice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import DiceCompanionError
+from vision.models import ModelError
+
+WORK_WIDTH = 640        # frames are read at this width; dice are ~25-60 px wide there
+INPUT_SCALE = 0.5       # the locator reads the work frame at half size (dice 12-30 px there)
+STRIDE = 4              # input pixels per output cell
+OUTPUTS = 4             # output maps: centre logit, log size, x and y offsets within the cell
+SIDE_UNIT = 32.0        # the net's size output is log(box side / SIDE_UNIT), box side in work pixels
+PEAK_PROBABILITY = 0.3  # a local maximum of the centre map at least this probable is a die
+SAME_DIE = 0.45         # spots nearer than this many box sides are one die (touching dice are 0.75+ apart)
+EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge may be cut by it
+WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
+
+
+class TrayRegionError(DiceCompanionError):
+    """The calibrated tray region does not fit the frame."""
+
+
+@dataclass(frozen=True)
+class Spot:
+    """One die the locator sees, in work-size pixels."""
+
+    centre: tuple[float, float]
+    box_side: float         # the side of the square box covering the die (as the labels box dice: sides included)
+    probability: float
+
+
+def to_locator_scale(work: np.ndarray) -> tuple[np.ndarray, float]:
+    """The work frame at the locator's scale, sides rounded up to a multiple of STRIDE (the frame's last row and
+    column repeated), and the scale from work to locator pixels."""
+    h, w = work.shape[:2]
+    sw, sh = max(STRIDE, round(w * INPUT_SCALE)), max(STRIDE, round(h * INPUT_SCALE))
+    small = cv2.resize(work, (sw, sh), interpolation=cv2.INTER_AREA)
+    pad_h, pad_w = -sh % STRIDE, -sw % STRIDE
+    if pad_h or pad_w:
+        small = cv2.copyMakeBorder(small, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+    return small, sw / w
+
+
+def decode(maps: np.ndarray, scale: float, threshold: float = PEAK_PROBABILITY) -> list[Spot]:
+    """The dice in the net's output (OUTPUTS, h, w): centre logits, log size, x and y offsets; scale: work to
+    locator pixels (sizes are learned at INPUT_SCALE; the frame's rounding to whole pixels shifts it a little)."""
+    heat = _sigmoid(maps[0])
+    size_unit = SIDE_UNIT * INPUT_SCALE / scale
+    peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    spots = []
+    for y, x in zip(*np.nonzero(peaks), strict=True):
+        cx = (x + float(maps[2, y, x])) * STRIDE / scale
+        cy = (y + float(maps[3, y, x])) * STRIDE / scale
+        spots.append(Spot((cx, cy), size_unit * float(np.exp(maps[1, y, x])), float(heat[y, x])))
+    return _one_per_die(spots)
+
+
+def _one_per_die(spots: list[Spot]) -> list[Spot]:
+    """The spots, less a smaller one whose centre lies well inside a bigger spot's die when it is the only one
+    there: the map of a die far bigger than most the net learned on can peak twice, and the second peak, off the
+    die's centre and with a smaller box, would be read as a second die cut out of the first (a taught Q read,
+    sure, as the J its lower right resembles). A big spot over several smaller ones is a box spanning a cluster of
+    dice: they are kept, and the classifier rejects the big one."""
+    if len(spots) < 2:
+        return spots
+    centres = np.array([s.centre for s in spots])
+    sides = np.array([s.box_side for s in spots])
+    distances = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    inside = (distances < SAME_DIE * sides[:, None]) & (sides[None, :] < sides[:, None])    # [big, small]
+    parts = {int(np.flatnonzero(row)[0]) for row in inside if np.count_nonzero(row) == 1}
+    return [s for k, s in enumerate(spots) if k not in parts]
+
+
+def _sigmoid(logits: np.ndarray | float) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.asarray(logits, np.float32)))
+
+
+class Locator:
+    """The ONNX locator: a work frame in, its output maps out."""
+
+    def __init__(self, weights: Path = WEIGHTS) -> None:
+        if not weights.is_file():
+            raise ModelError(f"dice locator weights missing: {weights} (reinstall dice-companion)")
+        self._net = cv2.dnn.readNetFromONNX(str(weights))
+
+    def maps(self, work: np.ndarray) -> tuple[np.ndarray, float]:
+        """The output maps (OUTPUTS, h, w) for a work frame, and the scale from work to the net's input pixels."""
+        small, scale = to_locator_scale(work)
+        blob = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        self._net.setInput(blob)
+        return self._net.forward().reshape(OUTPUTS, small.shape[0] // STRIDE, small.shape[1] // STRIDE), scale
+
+    def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY) -> list[Spot]:
+        return decode(*self.maps(work), threshold)
+
+
+@cache
+def locator() -> Locator:
+    """The shared locator, loaded on first use (never at import)."""
+    return Locator()
+
+
+
+
+@dataclass(frozen=True)
+class LocatedDie:
+    """A die the reader reads, in work-size pixels: the square of its top face (as the classifier's crop is cut)."""
+
+    box: tuple[int, int, int, int]                                   # x, y, w, h covering the die (in the frame)
+    rect: tuple[tuple[float, float], tuple[float, float], float]     # centre, (side, side), turn in degrees
+    touches_edge: bool                                               # its box reaches the frame's or tray's edge
+    probability: float                                               # how surely the locator sees a die there
+
+    @property
+    def side(self) -> float:
+        return self.rect[1][0]
+
+
+def to_work(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The frame at WORK_WIDTH (the reader's and the locator's scale), and the scale from frame to work pixels."""
+    h, w = image.shape[:2]
+    scale = WORK_WIDTH / w
+    if scale == 1:
+        return image, 1.0
+    size = (WORK_WIDTH, max(1, round(h * scale)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), scale
+
+
+def check_tray(tray: tuple[int, int, int, int], width: int, height: int) -> None:
+    """TrayRegionError unless the tray region (x, y, w, h) lies inside a width x height frame."""
+    x, y, tw, th = tray
+    if tw <= 0 or th <= 0 or x < 0 or y < 0 or x + tw > width or y + th > height:
+        raise TrayRegionError(f"tray region {tray} (x, y, w, h) does not fit inside the {width}x{height} frame")
+
+
+def _touches_edge(box: tuple[float, float, float, float], width: int, height: int,
+                  tray: tuple[int, int, int, int] | None) -> bool:
+    """Whether a die's box reaches the frame's (or the tray's) edge: the die may be cut by it."""
+    x, y, w, h = box
+    left, top, right, bottom = (0, 0, width, height) if tray is None else (
+        tray[0], tray[1], tray[0] + tray[2], tray[1] + tray[3])
+    return x <= left + EDGE_REACH or y <= top + EDGE_REACH or x + w >= right - EDGE_REACH or \
+        y + h >= bottom - EDGE_REACH
+
+
+def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
+              threshold: float = PEAK_PROBABILITY) -> list[LocatedDie]:
+    """The dice the locator sees in a work-size frame, inside the tray region (x, y, w, h, work pixels) if given.
+
+    The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
+    (vision.recognise.square_up), and the side of its turned square from the box (a square of side s turned by a
+    has a box s (|cos a| + |sin a|) wide)."""
+    from vision.recognise import square_up  # the reader's crop helpers, imported when first needed
+
+    h, w = work.shape[:2]
+    if tray is not None:
+        check_tray(tray, w, h)
+    dice = []
+    for spot in locator().spots(work, threshold):
+        cx, cy = spot.centre
+        if tray is not None and not (tray[0] <= cx < tray[0] + tray[2] and tray[1] <= cy < tray[1] + tray[3]):
+            continue
+        # The box takes in the die's sides seen in perspective: its edges are sought within most of it.
+        angle = square_up(work, spot.centre, spot.box_side / 1.2, 0.0)
+        turn = np.radians(angle)
+        side = spot.box_side / (abs(np.cos(turn)) + abs(np.sin(turn)))
+        half = spot.box_side / 2
+        x0, y0 = max(0.0, cx - half), max(0.0, cy - half)
+        x1, y1 = min(float(w), cx + half), min(float(h), cy + half)
+        dice.append(LocatedDie(box=(round(x0), round(y0), round(x1 - x0), round(y1 - y0)),
+                               rect=((cx, cy), (side, side), angle),
+                               touches_edge=_touches_edge((cx - half, cy - half, 2 * half, 2 * half), w, h, tray),
+                               probability=spot.probability))
+    return dice

@@ -3,9 +3,9 @@
 A fully convolutional net (trained dev-only by vision/training/train_locator.py, run here with OpenCV's dnn) reads
 the work frame at INPUT_SCALE and gives, every STRIDE input pixels, the probability that a die's centre lies there,
 the die's size and the centre's offset within the cell (the "objects as points" recipe). Dice are the local maxima
-of the centre map above PEAK_PROBABILITY. Touching dice stay
-apart (each has its own centre), a pale die on a pale tray is found by its outline and shading, and a die's shadow
-is no part of it: where the colour-and-edge detector this replaced lost dice.
+of the centre map above PEAK_PROBABILITY. Touching dice stay apart (each has its own centre), a pale die on a pale
+tray is found by its outline and shading, and a die's shadow is no part of it: where the colour-and-edge detector
+this replaced lost dice.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.models import ModelError
+from vision.recognise import square_up
 
 WORK_WIDTH = 640        # frames are read at this width; dice are ~25-60 px wide there
 INPUT_SCALE = 0.5       # the locator reads the work frame at half size (dice 12-30 px there)
@@ -26,7 +27,7 @@ STRIDE = 4              # input pixels per output cell
 OUTPUTS = 4             # output maps: centre logit, log size, x and y offsets within the cell
 SIDE_UNIT = 32.0        # the net's size output is log(box side / SIDE_UNIT), box side in work pixels
 PEAK_PROBABILITY = 0.3  # a local maximum of the centre map at least this probable is a die
-SAME_DIE = 0.45         # spots nearer than this many box sides are one die (touching dice are 0.75+ apart)
+SAME_DIE = 0.45         # box sides: a smaller spot this near a bigger one's centre may be part of it (_one_per_die)
 EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge may be cut by it
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
 
@@ -165,8 +166,6 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
     (vision.recognise.square_up), and the side of its turned square from the box (a square of side s turned by a
     has a box s (|cos a| + |sin a|) wide)."""
-    from vision.recognise import square_up  # the reader's crop helpers, imported when first needed
-
     h, w = work.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)

@@ -32,7 +32,7 @@ def _conv(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
 
 
 def _separable(channels: int, dilation: int) -> list[nn.Module]:
-    # Depthwise 3x3 then pointwise: nine times cheaper than a full 3x3 convolution at this width.
+    # Depthwise 3x3 then pointwise: 6.5 times cheaper than a full 3x3 convolution at 24 channels.
     return [nn.Conv2d(channels, channels, 3, 1, dilation, dilation=dilation, groups=channels, bias=False),
             nn.BatchNorm2d(channels), nn.ReLU(),
             nn.Conv2d(channels, channels, 1, bias=False), nn.BatchNorm2d(channels), nn.ReLU()]

@@ -88,8 +88,8 @@ def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
              size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
     """A size x size BGR crop of the die at `centre` (x, y) with `side` pixels, turned upright by `angle` degrees.
 
-    The die's min-area rect gives centre, side and angle; after the turn its edges are axis-aligned, so pip
-    layouts only vary by quarter turns.
+    The located die's rect gives centre, side and angle (vision.locate: the angle from the die's own edges); after
+    the turn its edges are axis-aligned, so pip layouts only vary by quarter turns.
     """
     if side <= 0:
         raise ValueError(f"die side must be positive, got {side}")

@@ -1,6 +1,6 @@
 """Cut training patches from the real photos' train split: one upright patch per labelled die, plus negatives.
 
-A patch is PATCH px square around a die, turned upright by its min-area rect and showing PATCH_SPAN die sides, so
+A patch is PATCH px square around a die, turned upright by its rect and showing PATCH_SPAN die sides, so
 the trainer can rotate, shift and rescale it before cutting the classifier's CROP_SIZE input from its middle.
 Dice the locator finds are cut where the locator puts them (what the reader will see); dice it misses are cut
 from their labelled box. Candidates that match no die become "none" examples (tray marks, clutter, walls).

@@ -195,16 +195,16 @@ def to_tensor(crops: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0)
 
 
-def load_teacher(path: str, crop_size: int) -> FaceNet:
-    """A net saved by --save-torch, in eval mode (its BatchNorm statistics fixed, no dropout)."""
+def load_saved(path: str, crop_size: int) -> tuple[FaceNet, dict]:
+    """A net saved by --save-torch, in eval mode (its BatchNorm statistics fixed, no dropout), and its shape."""
     saved = torch.load(path, weights_only=False)
     if not isinstance(saved, dict) or set(saved) != {"shape", "state"}:
         raise SystemExit(f"{path} is not a net saved by train_faces --save-torch (expected its shape and state)")
     if saved["shape"]["crop_size"] != crop_size:
-        raise SystemExit(f"the teacher {path} takes {saved['shape']['crop_size']} px crops, this net {crop_size}")
-    teacher = FaceNet(**saved["shape"])
-    teacher.load_state_dict(saved["state"])
-    return teacher.eval()
+        raise SystemExit(f"the net {path} takes {saved['shape']['crop_size']} px crops, this one {crop_size}")
+    net = FaceNet(**saved["shape"])
+    net.load_state_dict(saved["state"])
+    return net.eval(), saved["shape"]
 
 
 def distillation_loss(logits: torch.Tensor, teacher: FaceNet, x: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -262,13 +262,13 @@ def main(argv: list[str]) -> int:
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
              args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
     if args.init:
-        net = load_teacher(args.init, crop_size).train()     # its weights, to train on
-        shape = torch.load(args.init, weights_only=False)["shape"]
+        net, shape = load_saved(args.init, crop_size)
+        net.train()     # its weights, to train on
     else:
         net = FaceNet(**shape)
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
-    teacher = load_teacher(args.teacher, crop_size) if args.teacher else None
+    teacher = load_saved(args.teacher, crop_size)[0] if args.teacher else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.

@@ -247,6 +247,10 @@ def main(argv: list[str]) -> int:
     crop_size = args.crop_size
     if crop_size < 16:
         raise SystemExit(f"--crop-size must be at least 16 px (three halvings), got {crop_size}")
+    if args.lr <= 0:
+        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
+    if not 0 <= args.distil_weight <= 1:
+        raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -266,8 +270,6 @@ def main(argv: list[str]) -> int:
         net.train()     # its weights, to train on
     else:
         net = FaceNet(**shape)
-    if not 0 <= args.distil_weight <= 1:
-        raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
     teacher = load_saved(args.teacher, crop_size)[0] if args.teacher else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1

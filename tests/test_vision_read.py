@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -10,7 +11,7 @@ import pytest
 
 from vision.locate import LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE
-from vision.read import ReadError, _Die, _doubt, read_tray
+from vision.read import NOT_FLAT, ReadError, _Die, _doubt, read_tray
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels
@@ -260,3 +261,9 @@ def test_a_die_not_lying_flat_is_cocked_or_if_bigger_than_the_others_stacked() -
     assert _doubt(_located_die(52), False, 40, 1.0) is None
     assert _doubt(_located_die(56), False, 40, 1.0) == "stacked"                # far bigger than the others
     assert _doubt(_located_die(40), True, 40, 1.0) == "stacked"                 # overlapping another
+
+
+def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face() -> None:
+    assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT), False, 40, 1.0) == "cocked"
+    assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT - 0.01), False, 40, 1.0) is None
+    assert _doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera

@@ -12,6 +12,7 @@ import pytest
 from vision.models import D6
 from vision.recognise import (
     CLASSES,
+    CLOSER_LOOK_TILTED,
     CROP_SIZE,
     QUICK_CERTAIN,
     QUICK_NEVER_ALONE,
@@ -199,7 +200,8 @@ def test_an_unsure_die_is_decided_by_the_mean_of_eight_views() -> None:
 
 def test_a_closer_look_that_sees_the_die_tilted_leaves_it_unsure() -> None:
     first = _probable({"pips:5": 0.5, "pips:4": 0.3})
-    leaning = _probable({"pips:5": 0.72, "tilted": 0.25})      # the 5 wins by far, but "tilted" is not low
+    tilt = CLOSER_LOOK_TILTED + 0.05
+    leaning = _probable({"pips:5": 0.97 - tilt, "tilted": tilt})    # the 5 wins by far, but "tilted" is not low
     net = _Oriented([first] + [leaning] * 7)
     guess = read_faces(net.crop, D6, net)[0]
     assert (guess.appearance, guess.sure) == ("pips:5", False)
@@ -245,14 +247,13 @@ def test_the_eight_views_are_the_quarter_turns_and_their_mirrors() -> None:
 def test_a_face_read_with_some_tilt_is_only_sure_after_a_closer_look_that_clears_it() -> None:
     from vision.recognise import SURE_TILTED
 
-    # As cut: a 5 at p 0.9, but "tilted" at 0.08 (above SURE_TILTED): not sure on that read alone.
-    leaning = _probable({"pips:5": 0.9, "tilted": 0.08})
-    assert SURE_TILTED < 0.08
+    # As cut: a 5 that clears every other bar, but "tilted" just above SURE_TILTED: not sure on that read alone.
+    leaning = _probable({"pips:5": 0.97 - SURE_TILTED, "tilted": SURE_TILTED + 0.02})
     flat = _probable({"pips:5": 0.93, "tilted": 0.01})
-    net = _Oriented([leaning] + [flat] * 7)      # the other seven ways see a flat 5: the mean tilt is ~0.02
+    net = _Oriented([leaning] + [flat] * 7)      # the other seven ways see a flat 5: the mean tilt is low
     guess = read_faces(net.crop, D6, net)[0]
     assert net.crops_read == 1 + 8 and (guess.appearance, guess.sure) == ("pips:5", True)
-    still = _probable({"pips:5": 0.7, "tilted": 0.25})
+    still = _probable({"pips:5": 0.6, "tilted": CLOSER_LOOK_TILTED + 0.05})
     net = _Oriented([leaning] + [still] * 7)     # they see it leaning too: a cocked die, never sure
     guess = read_faces(net.crop, D6, net)[0]
     assert (guess.appearance, guess.sure) == ("pips:5", False)

@@ -134,14 +134,18 @@ def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = Fals
                           borderMode=cv2.BORDER_REFLECT).astype(np.float32)
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
+    return np.clip(relight(crop, rng), 0, 255).astype(np.uint8)
+
+
+def relight(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A float BGR crop (0..255) under other light: contrast, exposure, white balance, focus, sensor noise."""
     mean = crop.mean()
     crop = (crop - mean) * rng.uniform(0.7, 1.3) + mean      # contrast
     crop = crop * rng.uniform(0.65, 1.3) + rng.uniform(-30, 30)   # exposure
     crop = crop * (1 + rng.normal(0, 0.08, 3))    # white balance / hue cast
     if rng.random() < 0.3:
         crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.1))
-    crop = crop + rng.normal(0, rng.uniform(0, 7), crop.shape)
-    return np.clip(crop, 0, 255).astype(np.uint8)
+    return crop + rng.normal(0, rng.uniform(0, 7), crop.shape)
 
 
 def build_examples(files: list[str], rng: np.random.Generator, synth: bool = True, val_every: int = 5

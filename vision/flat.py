@@ -1,0 +1,96 @@
+"""Is a die lying flat? A small learned check, apart from reading its face.
+
+A cocked die (leaning on another die or the tray's wall) shows a second face beside its top one; so does a flat
+die far from the middle of the frame, seen in perspective, but only on its side facing the camera, and more the
+farther out it lies. The face classifier, shown the die alone, mixes the two up: it calls some flat dice near the
+frame's edges "tilted" and reads some cocked dice as a sure face. This net is told where the die lies: besides the
+die's colour crop, cut wider than the classifier's so the die's whole outline shows, it is given a fourth plane, a
+ramp that rises across the crop towards the frame's edge, steeper the farther the die lies from the frame's
+centre (where a camera looking down sees no side at all). Turning or mirroring the crop turns its ramp with it,
+so the net learns the pose, not the crop's orientation.
+
+The net (trained dev-only by vision/training/train_flat.py, run here with OpenCV's dnn) gives each die the
+probability that it is not lying flat.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.locate import LocatedDie
+from vision.models import ModelError
+from vision.recognise import crop_die
+
+FLAT_CROP_SIZE = 32         # the net's input side in pixels
+FLAT_CROP_MARGIN = 1.5      # crop side / die side: the die's outline, its shadow and the tray around it
+RAMP_GAIN = 4.0             # the ramp's slope per (die side x frame widths from the frame's centre): values ~±1
+WEIGHTS = Path(__file__).resolve().parent / "weights" / "flat.onnx"
+
+
+def ramp(work_size: tuple[int, int], die: LocatedDie, size: int = FLAT_CROP_SIZE,
+         margin: float = FLAT_CROP_MARGIN) -> np.ndarray:
+    """The position plane of a die's crop (size x size float32): at each crop pixel, how far its frame point lies
+    beyond the die's centre in the direction away from the frame's centre (in die sides), times the die's distance
+    from the frame's centre (in frame widths) and RAMP_GAIN.
+
+    work_size: (width, height) of the work frame. The crop is cut as vision.recognise.crop_die cuts it (same
+    centre, side, turn and scale), so each ramp pixel belongs to the image pixel beside it.
+    """
+    width, height = work_size
+    (cx, cy), (side, _), angle = die.rect
+    away = np.array([cx - width / 2, cy - height / 2]) / width       # frame widths from the frame's centre
+    # Crop pixel q shows frame point p = centre + A^-1 (q - size/2), A the crop's turn-and-scale
+    # (cv2.getRotationMatrix2D): so the ramp is linear in q, with gradient A^-T away / side.
+    scale = size / (side * margin)
+    a, b = scale * np.cos(np.radians(angle)), scale * np.sin(np.radians(angle))
+    turn = np.array([[a, b], [-b, a]])
+    gradient = np.linalg.solve(turn.T, away) * RAMP_GAIN / side
+    offsets = np.arange(size, dtype=np.float32) - size / 2     # crop_die puts the centre at size / 2
+    return (offsets[None, :] * gradient[0] + offsets[:, None] * gradient[1]).astype(np.float32)
+
+
+def flat_inputs(work: np.ndarray, dice: list[LocatedDie], size: int = FLAT_CROP_SIZE,
+                margin: float = FLAT_CROP_MARGIN) -> np.ndarray:
+    """The net's input for each die of a work frame: (N, 4, size, size) float32, the BGR crop in 0..1 and the
+    die's ramp."""
+    out = np.empty((len(dice), 4, size, size), np.float32)
+    work_size = (work.shape[1], work.shape[0])
+    for i, die in enumerate(dice):
+        crop = crop_die(work, die.rect[0], die.side, die.rect[2], size=size, margin=margin)
+        out[i, :3] = crop.transpose(2, 0, 1) / 255.0
+        out[i, 3] = ramp(work_size, die, size, margin)
+    return out
+
+
+class FlatNet:
+    """The ONNX "lying flat?" net: for each die, the probability that it is not lying flat."""
+
+    def __init__(self, weights: Path = WEIGHTS) -> None:
+        if not weights.is_file():
+            raise ModelError(f"lying-flat check weights missing: {weights} (reinstall dice-companion)")
+        self._net = cv2.dnn.readNetFromONNX(str(weights))
+
+    def not_flat(self, inputs: np.ndarray) -> np.ndarray:
+        """(N, 4, size, size) flat_inputs -> (N,) probabilities that each die is not lying flat."""
+        if len(inputs) == 0:
+            return np.zeros(0, np.float32)
+        self._net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
+        logits = self._net.forward().reshape(len(inputs), 2)
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return (e[:, 1] / e.sum(axis=1)).astype(np.float32)
+
+
+@cache
+def flat_net() -> FlatNet:
+    """The shared net, loaded on first use (never at import)."""
+    return FlatNet()
+
+
+def not_flat(work: np.ndarray, dice: list[LocatedDie]) -> np.ndarray:
+    """(N,) the probability that each located die of a work frame is not lying flat (cocked)."""
+    return flat_net().not_flat(flat_inputs(work, dice))

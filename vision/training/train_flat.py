@@ -1,0 +1,154 @@
+"""Train the lying-flat check (vision/flat.py; dev-only: needs torch) and export it to ONNX for OpenCV's dnn.
+
+Data: vision.training.flat_data crops (real photos' train split and virtual trays), every 5th photo / tray held
+out (`photos.held_out_groups`). Each epoch shows every die once, cocked dice several times over (they are fewer),
+each turned by a quarter turn, maybe mirrored (the ramp plane turns with it), shifted and rescaled a little (the
+locator's centre and size are off by a pixel or two), its light and colour changed. Real photos' dice weigh
+more: they are what a table's camera sees, and the only flat dice not rendered.
+
+    PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.train_flat A.npz [B.npz ...] --out flat.onnx
+
+The exported net takes (N, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE) float (BGR in 0..1, then the ramp) and gives
+"logits" (N, 2): lying flat, not lying flat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from vision.flat import FLAT_CROP_SIZE
+from vision.training.flat_data import PATCH
+from vision.training.photos import held_out_groups
+from vision.training.train_faces import relight
+
+COCKED_REPEATS = 3      # each cocked die is shown this many times an epoch (about 1 die in 6 is cocked)
+REAL_REPEATS = 3        # and each die of a photo this many times
+
+
+class FlatNet(nn.Module):
+    def __init__(self, widths: tuple[int, int, int] = (16, 32, 64)) -> None:
+        super().__init__()
+
+        def block(cin: int, cout: int) -> nn.Sequential:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(), nn.MaxPool2d(2))
+
+        a, b, c = widths
+        self.features = nn.Sequential(block(4, a), block(a, b), block(b, c))
+        side = FLAT_CROP_SIZE // 8
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * side * side, 64), nn.ReLU(),
+                                  nn.Linear(64, 2))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # The colour crop to zero mean and unit contrast (a cocked die is a shape, whatever its colour or the
+        # light), inside the graph so the ONNX file is the whole check; the ramp plane as it is.
+        colour, position = x[:, :3], x[:, 3:]
+        centred = colour - colour.mean(dim=(1, 2, 3), keepdim=True)
+        colour = centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
+        return self.head(self.features(torch.cat([colour, position], dim=1)))
+
+
+def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A FLAT_CROP_SIZE (4, s, s) input from a PATCH crop and its ramp: turned, mirrored, shifted, rescaled,
+    recoloured."""
+    stacked = np.dstack([crop.astype(np.float32), ramp.astype(np.float32)])
+    scale = rng.uniform(0.9, 1.1)
+    matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), 90.0 * int(rng.integers(4)) + rng.normal(0, 3), scale)
+    matrix[:, 2] += FLAT_CROP_SIZE / 2 - PATCH / 2 + rng.normal(0, 1.0, 2)
+    out = cv2.warpAffine(stacked, matrix, (FLAT_CROP_SIZE, FLAT_CROP_SIZE), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REFLECT)
+    if rng.random() < 0.5:
+        out = out[:, ::-1]
+    colour = np.clip(relight(np.ascontiguousarray(out[..., :3]), rng), 0, 255) / 255.0
+    return np.dstack([colour, out[..., 3:]]).transpose(2, 0, 1)
+
+
+def centred(crop: np.ndarray, ramp: np.ndarray) -> np.ndarray:
+    """The input the reader gives the net: the middle FLAT_CROP_SIZE pixels, as cut."""
+    lo = (PATCH - FLAT_CROP_SIZE) // 2
+    window = slice(lo, lo + FLAT_CROP_SIZE)
+    return np.dstack([crop[window, window].astype(np.float32) / 255.0,
+                      ramp[window, window].astype(np.float32)]).transpose(2, 0, 1)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("crops", nargs="+")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    parser.add_argument("--widths", default="16,32,64", help="channels of the three conv blocks")
+    parser.add_argument("--save-torch", help="also save the trained net's weights")
+    args = parser.parse_args(argv)
+    if args.lr <= 0:
+        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
+    if args.epochs < 1:
+        raise SystemExit(f"--epochs must be at least 1, got {args.epochs}")
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = np.random.default_rng(args.seed)
+    parts = [np.load(path) for path in args.crops]
+    crops = np.concatenate([p["crops"] for p in parts])
+    ramps = np.concatenate([p["ramps"] for p in parts])
+    labels = np.concatenate([p["labels"] for p in parts])
+    groups = np.concatenate([p["groups"] for p in parts])
+    real = np.concatenate([p["real"] for p in parts])
+    held = held_out_groups(groups)
+    train, val = np.flatnonzero(~held), np.flatnonzero(held)
+    print(f"{len(train)} training dice ({labels[train].sum()} not flat, {real[train].sum()} real), "
+          f"{len(val)} held out ({labels[val].sum()} not flat, {real[val].sum()} real)")
+    repeats = np.where(labels[train] == 1, COCKED_REPEATS, np.where(real[train], REAL_REPEATS, 1))
+    epoch_items = np.repeat(train, repeats)
+
+    net = FlatNet(tuple(int(w) for w in args.widths.split(",")))
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
+    steps_per_epoch = len(epoch_items) // 128 + 1
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
+                                                   pct_start=0.1, anneal_strategy="cos")
+    loss_fn = nn.CrossEntropyLoss()
+    val_x = torch.from_numpy(np.stack([centred(crops[i], ramps[i]) for i in val]))
+    val_y = labels[val]
+    for epoch in range(args.epochs):
+        started = time.monotonic()
+        net.train()
+        order = rng.permutation(epoch_items)
+        total = 0.0
+        for start in range(0, len(order), 128):
+            batch = order[start:start + 128]
+            x = torch.from_numpy(np.stack([augment(crops[i], ramps[i], rng) for i in batch]).astype(np.float32))
+            y = torch.from_numpy(labels[batch])
+            optimiser.zero_grad()
+            loss = loss_fn(net(x), y)
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += float(loss.detach()) * len(batch)
+        net.eval()
+        with torch.no_grad():
+            p = torch.softmax(net(val_x), 1)[:, 1].numpy()
+        flat_real, flat_virtual, cocked = p[(val_y == 0) & real[val]], p[(val_y == 0) & ~real[val]], p[val_y == 1]
+        bar = float(np.quantile(np.concatenate([flat_real, flat_virtual]), 0.995))
+        print(f"epoch {epoch + 1}: loss {total / len(order):.4f}  held out: cocked caught at p 0.5 "
+              f"{np.mean(cocked >= 0.5):.3f}, flat called cocked real {np.mean(flat_real >= 0.5):.4f} virtual "
+              f"{np.mean(flat_virtual >= 0.5):.4f}; at the bar calling 0.5% of flat dice cocked ({bar:.3f}): "
+              f"cocked caught {np.mean(cocked >= bar):.3f}  ({time.monotonic() - started:.0f} s)", flush=True)
+    if args.save_torch:
+        torch.save(net.state_dict(), args.save_torch)
+    torch.onnx.export(net, torch.zeros(1, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE), args.out, input_names=["dice"],
+                      output_names=["logits"], dynamic_axes={"dice": {0: "n"}}, opset_version=13, dynamo=False,
+                      do_constant_folding=True)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

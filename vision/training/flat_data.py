@@ -8,10 +8,11 @@ puts it.
 Real photos: the train split of ../shared/data/tray-d6-photos (the test split is never read here), every die
 flat; every 5th photo is held out for validation (`photos.held_out_groups`). Virtual trays: seeds below
 BENCH_SEED_START, d6 and Excape, most with one cocked die (the positive examples: no real photo shows one), at
-640x480 and 1280x960. Stacked and cut dice are left out: the reader judges them by their size, overlap and the
-frame's edge, and a die resting flat on another is flat.
+640x480 and 1280x960; with --lettered, dice printed with letters, digits and signs instead (as a user's own
+die). Stacked and cut dice are left out: the reader judges them by their size, overlap and the frame's edge, and a
+die resting flat on another is flat.
 
-    .venv/bin/python -m vision.training.flat_data OUT.npz [--trays 2500] [--first-seed 500000] [--no-real]
+    .venv/bin/python -m vision.training.flat_data OUT.npz [--trays 2500] [--first-seed 500000] [--no-real] [--lettered]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 from vision.flat import FLAT_CROP_MARGIN, FLAT_CROP_SIZE, ramp
 from vision.locate import find_dice, to_work
-from vision.models import D6, EXCAPE
+from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.recognise import crop_die
 from vision.training.photos import load_split, match_boxes
 from vision.training.render_crops import BENCH_SEED_START
@@ -31,6 +32,16 @@ from vision.training.render_crops import BENCH_SEED_START
 PATCH = 48      # stored crop side: room to shift and scale the FLAT_CROP_SIZE crop
 _MARGIN = FLAT_CROP_MARGIN * PATCH / FLAT_CROP_SIZE      # the same pixels per die side as the reader's crop
 _HAZARDS = (frozenset({"cocked"}),) * 6 + (frozenset(), frozenset(), frozenset({"blurred"}), frozenset({"hand"}))
+# Symbols for dice like a user's own (`dice-companion teach`): the check must not take an unfamiliar face for a
+# lean. Not A, K, Q or J: the benchmark's taught die shows those.
+_SYMBOLS = (*"BCDEFGHLMNPRSTUVWYZ0123456789", "10", "20", "?!", "$", "%", "#")
+
+
+def lettered_model(rng: np.random.Generator) -> DieModel:
+    """A die printed with 4-6 random symbols (as the renderer prints a taught face: its label)."""
+    labels = rng.choice(len(_SYMBOLS), int(rng.integers(4, 7)), replace=False)
+    faces = tuple(Face(_SYMBOLS[i], f"taught:{_SYMBOLS[i]}") for i in labels)
+    return DieModel("lettered", (DieKind("lettered", faces),))
 
 
 def die_patches(image: np.ndarray, labels: list[tuple[tuple[int, int, int, int], int | None]]
@@ -64,6 +75,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--trays", type=int, default=2500)
     parser.add_argument("--first-seed", type=int, default=500_000)
     parser.add_argument("--no-real", action="store_true", help="virtual trays only")
+    parser.add_argument("--lettered", action="store_true", help="trays of dice printed with letters, digits and "
+                        "signs (as a user's own die), instead of d6 and Excape dice")
     args = parser.parse_args(argv)
     if args.first_seed + args.trays > BENCH_SEED_START:
         print(f"training renders must stay below seed {BENCH_SEED_START} (the benchmark's)", file=sys.stderr)
@@ -88,7 +101,8 @@ def main(argv: list[str]) -> int:
             add(die_patches(photo.load(), [(d.box, 0) for d in photo.dice]), k, True)
     for k in range(args.trays):
         seed = args.first_seed + k
-        rendered = render_tray(seed, EXCAPE if k % 3 == 1 else D6, hazards=_HAZARDS[k % len(_HAZARDS)],
+        model = lettered_model(np.random.default_rng(seed)) if args.lettered else EXCAPE if k % 3 == 1 else D6
+        rendered = render_tray(seed, model, hazards=_HAZARDS[k % len(_HAZARDS)],
                                size=(1280, 960) if k % 4 == 3 else (640, 480))
         add(die_patches(rendered.image, [(d.box, _label(d.hazards)) for d in rendered.dice]), seed, False)
     np.savez_compressed(args.out, crops=np.array(crops, np.uint8), ramps=np.array(ramps, np.float16),

@@ -6,7 +6,7 @@ BENCH_SEED_START, a share of them with a hazard (a cocked, stacked, cut or blurr
 640x480 and 1280x960. Each frame is brought to the reader's work width (vision.locate.to_work) and then to the
 locator's scale (vision.locate.to_locator_scale), as the reader does; boxes follow.
 
-    .venv/bin/python -m vision.training.locator_data OUT.pkl [--trays 2400] [--first-seed 300000]
+    .venv/bin/python -m vision.training.locator_data OUT.pkl [--trays 2400] [--first-seed 300000] [--hard]
 """
 
 from __future__ import annotations
@@ -39,7 +39,24 @@ def real_frames() -> list[dict]:
             for k, photo in enumerate(load_split("train"))]
 
 
-def virtual_frames(trays: int, first_seed: int) -> list[dict]:
+# Looks the locator found hardest (on tuning trays its misses were dark dice showing one or two pips on dark
+# trays, pale dice on pale trays, and dice far bigger than most): with --hard every tray has one, in turn.
+_DARK_DICE = ("black", "purple", "green", "blue")
+_PALE_DICE = ("white", "ivory", "yellow")
+
+
+def hard_look(k: int, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+    """Tray k's hard look (render_tray's **look): dark on dark, pale on pale, or big dice."""
+    scale = size[0] / 640
+    kind = k % 3
+    if kind == 0:
+        return {"tray": "felt", "die_colour": str(rng.choice(_DARK_DICE))}
+    if kind == 1:
+        return {"tray": "light", "die_colour": str(rng.choice(_PALE_DICE))}
+    return {"die_size": (50.0 * scale, 75.0 * scale)}
+
+
+def virtual_frames(trays: int, first_seed: int, hard: bool = False) -> list[dict]:
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
     if first_seed + trays > BENCH_SEED_START:
@@ -49,7 +66,8 @@ def virtual_frames(trays: int, first_seed: int) -> list[dict]:
         seed = first_seed + k
         model = EXCAPE if k % 3 == 1 else D6
         size = (1280, 960) if k % 4 == 3 else (640, 480)
-        rendered = render_tray(seed, model, hazards=_HAZARDS[k % len(_HAZARDS)], size=size)
+        look = hard_look(k, np.random.default_rng(seed), size) if hard else {}
+        rendered = render_tray(seed, model, hazards=_HAZARDS[k % len(_HAZARDS)], size=size, **look)
         frames.append(_frame(rendered.image, [d.box for d in rendered.dice], "virtual", seed))
     return frames
 
@@ -60,8 +78,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--trays", type=int, default=2400)
     parser.add_argument("--first-seed", type=int, default=300_000)
     parser.add_argument("--no-real", action="store_true")
+    parser.add_argument("--hard", action="store_true", help="every tray in a hard look: dark dice on a dark tray, "
+                        "pale dice on a pale one, or big dice")
     args = parser.parse_args(argv)
-    frames = ([] if args.no_real else real_frames()) + virtual_frames(args.trays, args.first_seed)
+    frames = ([] if args.no_real else real_frames()) + virtual_frames(args.trays, args.first_seed, args.hard)
     with open(args.out, "wb") as f:
         pickle.dump(frames, f)
     dice = sum(len(f["boxes"]) for f in frames)

@@ -178,7 +178,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--save-torch")
+    parser.add_argument("--init", help="a net saved with --save-torch to start from (a fine-tune: its shape is kept, "
+                        "--width, --stem and --dilations are ignored)")
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (a fine-tune wants less, ~1e-3)")
     args = parser.parse_args(argv)
+    if args.lr <= 0:
+        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)
@@ -194,9 +199,15 @@ def main(argv: list[str]) -> int:
     print(f"training frames: {len(train_real)} real, {len(train_virtual)} virtual; held out {len(val_real)} real, "
           f"{len(val_virtual)} virtual", flush=True)
     dilations = tuple(int(d) for d in args.dilations.split(","))
-    net = LocatorNet(args.width, args.stem, dilations)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=args.epochs * args.steps,
+    width, stem = args.width, args.stem
+    if args.init:
+        saved = torch.load(args.init)
+        width, stem, dilations = saved["width"], saved["stem"], tuple(saved.get("dilations", dilations))
+    net = LocatorNet(width, stem, dilations)
+    if args.init:
+        net.load_state_dict(saved["state"])
+    optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * args.steps,
                                                    pct_start=0.1, anneal_strategy="cos")
     n_real = round(args.batch * args.real_share) if len(train_real) else 0
     for epoch in range(args.epochs):
@@ -223,7 +234,7 @@ def main(argv: list[str]) -> int:
               flush=True)
     net.eval()
     if args.save_torch:
-        torch.save({"width": args.width, "stem": args.stem, "dilations": dilations, "state": net.state_dict()},
+        torch.save({"width": width, "stem": stem, "dilations": dilations, "state": net.state_dict()},
                    args.save_torch)
     torch.onnx.export(net, torch.zeros(1, 3, 240, 320), args.out, input_names=["frame"], output_names=["maps"],
                       dynamic_axes={"frame": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}}, opset_version=13,

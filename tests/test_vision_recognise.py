@@ -164,6 +164,17 @@ def test_read_faces_through_the_cascade_reads_clean_dice_right(tray_crops: np.nd
     assert sum(g.sure for g in read) >= len(read) - 2
 
 
+def test_a_taught_face_is_judged_by_its_match_not_by_the_nets_tilt() -> None:
+    """The net never saw a user's symbols: its "tilted" is no word on a taught die (the lying-flat check's is)."""
+    from vision.models import DieKind, DieModel, Face
+    from vision.recognise import View, guesses
+
+    taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
+    leaning, matches = _probable({"tilted": 0.9}), np.array([[0.9, 0.2]], np.float32)
+    guess = guesses([View(leaning, matches), View(leaning, matches)], taught)[0]
+    assert (guess.appearance, guess.sure, guess.tilted) == ("taught:A", True, False)
+
+
 def test_detail_crops_and_templates_go_together_and_taught_faces_need_the_matches() -> None:
     from vision.models import DieKind, DieModel, Face
     from vision.recognise import TEMPLATE_SIZE, View, guesses, look

@@ -42,8 +42,8 @@ BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median
 SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.6, 0.3   # both at once: blurred too (each alone: <5% of real dice)
 # The lying-flat check's probability (vision.flat) from which a die is cocked. Offline on tuning data (held-out
 # photos, 500 virtual d6 and 500 Excape trays, 200 trays with a cocked die): at 0.7 it called 1 of 313 real dice,
-# 2 of 2,310 flat d6 and 3 of 993 Excape dice cocked, and 3 of 199 cocked dice still stood as a sure face; at 0.5,
-# 1, 2 and 6 flat dice for 1 cocked one; at 0.9, none for 10.
+# 1 of 2,310 flat d6 and none of 993 Excape dice cocked, and 4 of 199 cocked dice still stood as a sure face; at
+# 0.5, 1, 1 and 1 flat dice for 3 cocked ones; at 0.9, none for 8.
 NOT_FLAT = 0.7
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.models import ModelError
-from vision.recognise import square_up
+from vision.recognise import square_up_many
 
 WORK_WIDTH = 640        # frames are read at this width; dice are ~25-60 px wide there
 INPUT_SCALE = 0.5       # the locator reads the work frame at half size (dice 12-30 px there)
@@ -164,25 +164,25 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     """The dice the locator sees in a work-size frame, inside the tray region (x, y, w, h, work pixels) if given.
 
     The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
-    (vision.recognise.square_up), and the side of its turned square from the box (a square of side s turned by a
+    (vision.recognise.square_up_many), and the side of its turned square from the box (a square of side s turned by a
     has a box s (|cos a| + |sin a|) wide)."""
     h, w = work.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)
+    spots = [s for s in locator().spots(work, threshold) if tray is None or (
+        tray[0] <= s.centre[0] < tray[0] + tray[2] and tray[1] <= s.centre[1] < tray[1] + tray[3])]
+    # The box takes in the die's sides seen in perspective: its edges are sought within most of it.
+    angles = square_up_many(work, [s.centre for s in spots], [s.box_side / 1.2 for s in spots], [0.0] * len(spots))
     dice = []
-    for spot in locator().spots(work, threshold):
+    for spot, angle in zip(spots, angles, strict=True):
         cx, cy = spot.centre
-        if tray is not None and not (tray[0] <= cx < tray[0] + tray[2] and tray[1] <= cy < tray[1] + tray[3]):
-            continue
-        # The box takes in the die's sides seen in perspective: its edges are sought within most of it.
-        angle = square_up(work, spot.centre, spot.box_side / 1.2, 0.0)
         turn = np.radians(angle)
         side = spot.box_side / (abs(np.cos(turn)) + abs(np.sin(turn)))
         half = spot.box_side / 2
         x0, y0 = max(0.0, cx - half), max(0.0, cy - half)
         x1, y1 = min(float(w), cx + half), min(float(h), cy + half)
         dice.append(LocatedDie(box=(round(x0), round(y0), round(x1 - x0), round(y1 - y0)),
-                               rect=((cx, cy), (side, side), angle),
+                               rect=((cx, cy), (side, side), float(angle)),
                                touches_edge=_touches_edge((cx - half, cy - half, 2 * half, 2 * half), w, h, tray),
                                probability=spot.probability))
     return dice

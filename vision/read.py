@@ -24,9 +24,10 @@ from vision.recognise import (
     confirm,
     crop_die,
     face_template_sets,
+    filter_each,
     guesses,
     look,
-    square_up,
+    square_up_many,
 )
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 
@@ -75,20 +76,14 @@ def _check_image(image: np.ndarray) -> np.ndarray:
 
 
 def _gray_stack(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The crops' gray levels (N, h, w) and their x and y Sobel and Laplacian responses, each crop on its own.
-
-    The crops are filtered in one call as a single tall image, each padded by its own mirrored border (what
-    OpenCV does at an image edge), so no 3x3 filter reaches into the neighbouring crop.
-    """
+    """The crops' gray levels (N, h, w) and their x and y Sobel and Laplacian responses, each crop on its own
+    (vision.recognise.filter_each)."""
     n, h, w = crops.shape[:3]
     gray = cv2.cvtColor(crops.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY).reshape(n, h, w).astype(np.float32)
-    tall = np.pad(gray, ((0, 0), (1, 1), (1, 1)), mode="reflect").reshape(n * (h + 2), w + 2)
-
-    def inner(filtered: np.ndarray) -> np.ndarray:
-        return filtered.reshape(n, h + 2, w + 2)[:, 1:-1, 1:-1]
-
-    return (gray, inner(cv2.Sobel(tall, cv2.CV_32F, 1, 0)), inner(cv2.Sobel(tall, cv2.CV_32F, 0, 1)),
-            inner(cv2.Laplacian(tall, cv2.CV_32F)))
+    gx, gy, laplacian = filter_each(gray, lambda tall: cv2.Sobel(tall, cv2.CV_32F, 1, 0),
+                                    lambda tall: cv2.Sobel(tall, cv2.CV_32F, 0, 1),
+                                    lambda tall: cv2.Laplacian(tall, cv2.CV_32F))
+    return gray, gx, gy, laplacian
 
 
 def _isotropy(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
@@ -203,8 +198,13 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     if not located:
         return []
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in located])
-    detail = np.stack([crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]),
-                                size=TEMPLATE_SIZE) for c in located]) if model.taught else None
+    if model.taught:
+        turns = square_up_many(work, [c.rect[0] for c in located], [c.side for c in located],
+                               [c.rect[2] for c in located])
+        detail = np.stack([crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE)
+                           for c, turn in zip(located, turns, strict=True)])
+    else:
+        detail = None
     templates = face_template_sets(model) if model.taught else None     # built once for the whole frame
     first = look(crops, detail=detail, templates=templates)
     read = [_Die(c, g, 0.0, 1.0) for c, g in zip(located, guesses([first], model), strict=True)]

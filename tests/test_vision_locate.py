@@ -139,3 +139,18 @@ def test_the_committed_locator_finds_a_row_of_touching_real_dice(test_data: Path
     row = [hit for hit, die in zip(found, truth, strict=True) if die.box[1] + die.box[3] / 2 < 160]
     assert len(row) == 6 and sum(row) >= 5
     assert sum(found) >= len(truth) - 1
+
+
+def test_squaring_up_many_dice_at_once_gives_each_the_angle_it_gets_alone() -> None:
+    """The dice's crops are filtered together as one tall image: no die's edges may reach into its neighbour's."""
+    from vision.recognise import square_up_many
+
+    work, _ = locate.to_work(render_tray(21, D6, n_dice=6).image)
+    spots = locate.locator().spots(work)
+    centres, sides = [s.centre for s in spots], [s.box_side / 1.2 for s in spots]
+    together = square_up_many(work, centres, sides, [0.0] * len(spots))
+    alone = [square_up_many(work, [c], [s], [0.0])[0] for c, s in zip(centres, sides, strict=True)]
+    assert len(spots) >= 5
+    assert np.allclose(together, alone, atol=1e-4)
+    assert np.abs(together).max() > 2.0          # the dice lie turned: the angles are measured, not left at 0
+    assert square_up_many(work, [], [], []).shape == (0,)

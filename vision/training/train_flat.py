@@ -33,7 +33,7 @@ REAL_REPEATS = 3        # and each die of a photo this many times
 
 
 class FlatNet(nn.Module):
-    def __init__(self, widths: tuple[int, int, int] = (16, 32, 64)) -> None:
+    def __init__(self, widths: tuple[int, int, int] = (24, 48, 96)) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
@@ -81,11 +81,11 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("crops", nargs="+")
     parser.add_argument("--out", required=True)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
-    parser.add_argument("--widths", default="16,32,64", help="channels of the three conv blocks")
+    parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
     args = parser.parse_args(argv)
     if args.lr <= 0:

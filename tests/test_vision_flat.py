@@ -9,10 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.flat import FLAT_CROP_MARGIN, FLAT_CROP_SIZE, RAMP_GAIN, FlatNet, not_flat, ramp
+from vision.flat import FLAT_CROP_MARGIN, FLAT_CROP_SIZE, NOT_FLAT, RAMP_GAIN, FlatNet, not_flat, ramp
 from vision.locate import LocatedDie, find_dice, to_work
 from vision.models import D6, EXCAPE, ModelError
-from vision.read import NOT_FLAT
 from vision.recognise import crop_die
 from vision.training.photos import match_boxes, read_labels
 from vision.virtual_tray import render_tray

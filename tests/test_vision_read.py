@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.flat import NOT_FLAT
 from vision.locate import LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE
-from vision.read import NOT_FLAT, ReadError, _Die, _doubt, read_tray
+from vision.read import ReadError, _Die, _doubt, read_tray
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels

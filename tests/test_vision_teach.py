@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from vision import cli, teach
@@ -159,3 +160,16 @@ def test_a_model_this_reader_cannot_use_is_refused_when_loaded_not_at_the_first_
     save_model(DieModel("nine", (DieKind("nine", (Face("9", "pips:9"),)),)), unknown)
     with pytest.raises(ModelError, match="does not know"):
         cli.main([str(empty), "--dice", str(unknown)])
+
+
+def test_a_die_leaning_in_a_shot_gives_no_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die cocked against the wall shows two faces: a look of it would teach the face a wrong picture."""
+    shot = _shots("A", range(100, 101))[0]
+    whole = len(teach.face_crops([shot]))
+    assert whole == 2
+    monkeypatch.setattr(teach, "not_flat", lambda work, dice: np.array([0.99] + [0.0] * (len(dice) - 1)))
+    assert len(teach.face_crops([shot])) == whole - 1
+    cocked = render_tray(3_100_002, CARD_DIE, faces=["A", "A", "A"], hazards=frozenset({"cocked"}), **LOOK)
+    monkeypatch.undo()
+    flat_dice = sum(not d.hazards for d in cocked.dice)
+    assert len(teach.face_crops([cocked.image])) == flat_dice      # the committed check leaves the leaning one out

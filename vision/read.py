@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.flat import not_flat
+from vision.flat import NOT_FLAT, not_flat
 from vision.locate import LocatedDie, check_tray, find_dice, to_work
 from vision.models import D6, DieModel
 from vision.recognise import (
@@ -41,11 +41,6 @@ TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the media
 MOTION_ISOTROPY = 0.34
 BLUR_RATIO = 0.15           # sharpness below this fraction of the tray's median die: out of focus
 SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.6, 0.3   # both at once: blurred too (each alone: <5% of real dice)
-# The lying-flat check's probability (vision.flat) from which a die is cocked. Offline on tuning data (held-out
-# photos, 500 virtual d6 and 500 Excape trays, 200 trays with a cocked die): at 0.7 it called 1 of 313 real dice,
-# 1 of 2,310 flat d6 and none of 993 Excape dice cocked, and 4 of 199 cocked dice still stood as a sure face; at
-# 0.5, 1, 1 and 1 flat dice for 3 cocked ones; at 0.9, none for 8.
-NOT_FLAT = 0.7
 
 
 class ReadError(DiceCompanionError):

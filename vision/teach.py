@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from vision.flat import NOT_FLAT, not_flat
 from vision.locate import find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
 from vision.recognise import (
@@ -23,7 +24,7 @@ from vision.recognise import (
     TEMPLATE_SIZE,
     crop_die,
     face_templates,
-    square_up,
+    square_up_many,
 )
 
 # Each face needs this many whole dice in its shots: with fewer, a throw in another spot or light matches another
@@ -40,13 +41,17 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     work, _ = to_work(image)
     # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
     # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
+    # Nor leaning (a die cocked against the wall shows two faces: no look of either).
     dice = [c for c in find_dice(work) if not c.touches_edge and c.probability >= TEACH_SURE_DIE]
     if not dice:
         return []
+    dice = [c for c, leaning in zip(dice, not_flat(work, dice), strict=True) if leaning < NOT_FLAT]
+    if not dice:
+        return []
     median_side = float(np.median([c.side for c in dice]))
-    return [crop_die(work, c.rect[0], c.side, square_up(work, c.rect[0], c.side, c.rect[2]), size=TEMPLATE_SIZE)
-            for c in dice
-            if 0.8 * median_side <= c.side <= 1.25 * median_side]
+    dice = [c for c in dice if 0.8 * median_side <= c.side <= 1.25 * median_side]
+    turns = square_up_many(work, [c.rect[0] for c in dice], [c.side for c in dice], [c.rect[2] for c in dice])
+    return [crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE) for c, turn in zip(dice, turns, strict=True)]
 
 
 def face_crops(images: list[np.ndarray]) -> np.ndarray:

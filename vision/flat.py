@@ -18,11 +18,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.locate import LocatedDie
-from vision.models import ModelError
+from vision.nets import load_net
 from vision.recognise import crop_die
 
 FLAT_CROP_SIZE = 32         # the net's input side in pixels
@@ -75,9 +74,7 @@ class FlatNet:
     """The ONNX "lying flat?" net: for each die, the probability that it is not lying flat."""
 
     def __init__(self, weights: Path = WEIGHTS) -> None:
-        if not weights.is_file():
-            raise ModelError(f"lying-flat check weights missing: {weights} (reinstall dice-companion)")
-        self._net = cv2.dnn.readNetFromONNX(str(weights))
+        self._net = load_net(weights, "lying-flat check")
 
     def not_flat(self, inputs: np.ndarray) -> np.ndarray:
         """(N, 4, size, size) flat_inputs -> (N,) probabilities that each die is not lying flat."""

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.models import ModelError
+from vision.nets import load_net
 from vision.recognise import square_up_many
 
 WORK_WIDTH = 640        # frames are read at this width; dice are ~25-60 px wide there
@@ -98,9 +98,7 @@ class Locator:
     """The ONNX locator: a work frame in, its output maps out."""
 
     def __init__(self, weights: Path = WEIGHTS) -> None:
-        if not weights.is_file():
-            raise ModelError(f"dice locator weights missing: {weights} (reinstall dice-companion)")
-        self._net = cv2.dnn.readNetFromONNX(str(weights))
+        self._net = load_net(weights, "dice locator")
 
     def maps(self, work: np.ndarray) -> tuple[np.ndarray, float]:
         """The output maps (OUTPUTS, h, w) for a work frame, and the scale from work to the net's input pixels."""

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.models import DieModel, ModelError
+from vision.nets import load_net
 
 CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
 CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
@@ -114,9 +115,7 @@ class FaceNet:
     """The ONNX face classifier: logits over CLASSES per crop."""
 
     def __init__(self, weights: Path = WEIGHTS) -> None:
-        if not weights.is_file():
-            raise ModelError(f"face classifier weights missing: {weights} (reinstall dice-companion)")
-        self._net = cv2.dnn.readNetFromONNX(str(weights))
+        self._net = load_net(weights, "face classifier")
 
     def run(self, crops: np.ndarray) -> np.ndarray:
         """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> logits (N, len(CLASSES))."""

@@ -30,6 +30,22 @@ from vision.training.photos import held_out_groups
 DISTIL_TEMPERATURE = 3.0   # softens the teacher's outputs so the student also learns which faces look alike
 
 
+def standardise(x: torch.Tensor) -> torch.Tensor:
+    """Each image of a batch (N, C, H, W) to zero mean and unit contrast over all its channels and pixels, as the
+    first step of a net's graph (so the exported ONNX file is the whole net, and the reader feeds it raw 0..1
+    pixels)."""
+    centred = x - x.mean(dim=(1, 2, 3), keepdim=True)
+    return centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
+
+
+def learning_rate(text: str) -> float:
+    """argparse type of --lr: a positive number."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive learning rate, got {text}")
+    return value
+
+
 class FaceNet(nn.Module):
     def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (32, 64, 128),
                  crop_size: int = CROP_SIZE, convs: tuple[int, int, int] = (1, 2, 2), standardise: bool = True
@@ -56,9 +72,7 @@ class FaceNet(nn.Module):
             # Each crop to zero mean and unit contrast: a die's pips are a pattern of contrast, whatever the
             # dice colour, tray or exposure, so a small net need not learn every brightness. Inside the graph,
             # so the ONNX file is the whole classifier.
-            mean = x.mean(dim=(1, 2, 3), keepdim=True)
-            centred = x - mean
-            x = centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
+            x = standardise(x)
         e = self.embed(self.features(x))
         return self.head(e), e
 
@@ -244,15 +258,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--save-torch", help="also save the trained net (shape and weights) for use as a --teacher")
     parser.add_argument("--init", help="a net saved with --save-torch to start from (a fine-tune: its shape is kept, "
                         "--widths and --convs are ignored)")
-    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (a fine-tune wants less, ~1e-3)")
+    parser.add_argument("--lr", type=learning_rate, default=3e-3,
+                        help="peak learning rate (a fine-tune wants less, ~1e-3)")
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
     crop_size = args.crop_size
     if crop_size < 16:
         raise SystemExit(f"--crop-size must be at least 16 px (three halvings), got {crop_size}")
-    if args.lr <= 0:
-        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
 

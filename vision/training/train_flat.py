@@ -26,7 +26,7 @@ from torch import nn
 from vision.flat import FLAT_CROP_SIZE
 from vision.training.flat_data import PATCH
 from vision.training.photos import held_out_groups
-from vision.training.train_faces import relight
+from vision.training.train_faces import learning_rate, relight, standardise
 
 COCKED_REPEATS = 3      # each cocked die is shown this many times an epoch (about 1 die in 6 is cocked)
 REAL_REPEATS = 3        # and each die of a photo this many times
@@ -49,9 +49,7 @@ class FlatNet(nn.Module):
         # The colour crop to zero mean and unit contrast (a cocked die is a shape, whatever its colour or the
         # light), inside the graph so the ONNX file is the whole check; the ramp plane as it is.
         colour, position = x[:, :3], x[:, 3:]
-        centred = colour - colour.mean(dim=(1, 2, 3), keepdim=True)
-        colour = centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
-        return self.head(self.features(torch.cat([colour, position], dim=1)))
+        return self.head(self.features(torch.cat([standardise(colour), position], dim=1)))
 
 
 def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -84,12 +82,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--epochs", type=int, default=24)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    parser.add_argument("--lr", type=learning_rate, default=3e-3, help="peak learning rate")
     parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
     args = parser.parse_args(argv)
-    if args.lr <= 0:
-        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
     if args.epochs < 1:
         raise SystemExit(f"--epochs must be at least 1, got {args.epochs}")
 

@@ -23,6 +23,7 @@ from torch import nn
 
 from vision.locate import OUTPUTS, SIDE_UNIT, STRIDE, decode
 from vision.training.photos import held_out_groups
+from vision.training.train_faces import learning_rate, standardise
 
 WINDOW = 160        # training window side, locator pixels (a fully convolutional net reads any size at run time)
 
@@ -50,9 +51,7 @@ class LocatorNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # Each frame to zero mean and unit contrast inside the graph: exposure and tray colour vary.
-        centred = x - x.mean(dim=(1, 2, 3), keepdim=True)
-        x = centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
-        return self.head(self.body(x))
+        return self.head(self.body(standardise(x)))
 
 
 def _recolour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -180,10 +179,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--save-torch")
     parser.add_argument("--init", help="a net saved with --save-torch to start from (a fine-tune: its shape is kept, "
                         "--width, --stem and --dilations are ignored)")
-    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (a fine-tune wants less, ~1e-3)")
+    parser.add_argument("--lr", type=learning_rate, default=3e-3,
+                        help="peak learning rate (a fine-tune wants less, ~1e-3)")
     args = parser.parse_args(argv)
-    if args.lr <= 0:
-        raise SystemExit(f"--lr must be a positive learning rate, got {args.lr}")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     rng = np.random.default_rng(args.seed)

@@ -27,7 +27,7 @@ from vision.locate import find_dice, to_work
 from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.recognise import crop_die
 from vision.training.photos import load_split, match_boxes
-from vision.training.render_crops import BENCH_SEED_START
+from vision.training.render_crops import check_training_seeds
 
 PATCH = 48      # stored crop side: room to shift and scale the FLAT_CROP_SIZE crop
 _MARGIN = FLAT_CROP_MARGIN * PATCH / FLAT_CROP_SIZE      # the same pixels per die side as the reader's crop
@@ -78,9 +78,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lettered", action="store_true", help="trays of dice printed with letters, digits and "
                         "signs (as a user's own die), instead of d6 and Excape dice")
     args = parser.parse_args(argv)
-    if args.first_seed + args.trays > BENCH_SEED_START:
-        print(f"training renders must stay below seed {BENCH_SEED_START} (the benchmark's)", file=sys.stderr)
-        return 2
+    check_training_seeds(args.first_seed, args.trays)
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
     crops: list[np.ndarray] = []

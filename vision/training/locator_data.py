@@ -20,7 +20,7 @@ import numpy as np
 from vision.locate import to_locator_scale, to_work
 from vision.models import D6, EXCAPE
 from vision.training.photos import load_split
-from vision.training.render_crops import BENCH_SEED_START
+from vision.training.render_crops import check_training_seeds
 
 _HAZARDS = (frozenset(), frozenset(), frozenset(), frozenset(), frozenset({"cocked"}), frozenset({"stacked"}),
             frozenset({"cut"}), frozenset({"blurred"}), frozenset({"hand"}), frozenset({"cocked", "stacked"}))
@@ -59,8 +59,7 @@ def hard_look(k: int, rng: np.random.Generator, size: tuple[int, int]) -> dict:
 def virtual_frames(trays: int, first_seed: int, hard: bool = False) -> list[dict]:
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
-    if first_seed + trays > BENCH_SEED_START:
-        raise ValueError(f"training renders must stay below seed {BENCH_SEED_START} (the benchmark's)")
+    check_training_seeds(first_seed, trays)
     frames = []
     for k in range(trays):
         seed = first_seed + k

@@ -27,6 +27,14 @@ _HAZARD_SETS = (frozenset(), frozenset(), frozenset(), frozenset({"hand"}), froz
                 frozenset({"cocked"}), frozenset({"stacked"}))
 
 
+def check_training_seeds(first_seed: int, trays: int) -> None:
+    """Refuse (SystemExit, with the reason) renders that would reach the benchmark's seeds: the figures that count
+    are on trays the training never saw."""
+    if first_seed + trays > BENCH_SEED_START:
+        raise SystemExit(f"training renders must stay below seed {BENCH_SEED_START} (the benchmark's): "
+                         f"{trays} trays from seed {first_seed} reach {first_seed + trays - 1}")
+
+
 def class_name(appearance: str) -> str:
     kind, _, value = appearance.partition(":")
     return value if kind == "pips" else "X" if appearance == "symbol:cross" else "none"
@@ -80,8 +88,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--excape-faces", action="store_true", help="Excape dice, mostly 7 and X")
     args = parser.parse_args(argv)
-    if args.first_seed + args.trays > BENCH_SEED_START:
-        raise SystemExit(f"training seeds must stay below {BENCH_SEED_START} (the benchmark's)")
+    check_training_seeds(args.first_seed, args.trays)
     data = extract(args.trays, args.first_seed, args.excape_faces)
     save_patches(args.out, data)
     return 0

@@ -117,8 +117,6 @@ def locator() -> Locator:
     return Locator()
 
 
-
-
 @dataclass(frozen=True)
 class LocatedDie:
     """A die the reader reads, in work-size pixels: the square of its top face (as the classifier's crop is cut)."""

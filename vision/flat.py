@@ -46,15 +46,16 @@ def ramp(work_size: tuple[int, int], die: LocatedDie, size: int = FLAT_CROP_SIZE
     """
     width, height = work_size
     (cx, cy), (side, _), angle = die.rect
-    away = np.array([cx - width / 2, cy - height / 2]) / width       # frame widths from the frame's centre
-    # Crop pixel q shows frame point p = centre + A^-1 (q - size/2), A the crop's turn-and-scale
-    # (cv2.getRotationMatrix2D): so the ramp is linear in q, with gradient A^-T away / side.
+    away_x, away_y = (cx - width / 2) / width, (cy - height / 2) / width    # frame widths from the frame's centre
+    # Crop pixel q shows frame point p = centre + A^-1 (q - size/2), A = s R the crop's turn-and-scale
+    # (cv2.getRotationMatrix2D: scale s, turn R): so the ramp is linear in q, with gradient A^-T away / side, and
+    # A^-T = R / s since R is a rotation.
     scale = size / (side * margin)
-    a, b = scale * np.cos(np.radians(angle)), scale * np.sin(np.radians(angle))
-    turn = np.array([[a, b], [-b, a]])
-    gradient = np.linalg.solve(turn.T, away) * RAMP_GAIN / side
+    cos, sin = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    gain = RAMP_GAIN / (scale * side)
+    gradient_x, gradient_y = (cos * away_x + sin * away_y) * gain, (cos * away_y - sin * away_x) * gain
     offsets = np.arange(size, dtype=np.float32) - size / 2     # crop_die puts the centre at size / 2
-    return (offsets[None, :] * gradient[0] + offsets[:, None] * gradient[1]).astype(np.float32)
+    return (offsets[None, :] * gradient_x + offsets[:, None] * gradient_y).astype(np.float32)
 
 
 def flat_inputs(work: np.ndarray, dice: list[LocatedDie], size: int = FLAT_CROP_SIZE,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from companion.errors import DiceCompanionError
@@ -65,7 +66,9 @@ class DieModel:
     # What kind of data `looks` is (vision.recognise.TEMPLATE_FORMAT): looks of another kind are refused, not misread.
     embedder: str = field(default="", compare=False)
 
-    @property
+    # Cached: the reader asks for them several times per die. A frozen dataclass never changes, and
+    # cached_property stores into the instance's __dict__ directly, past the frozen __setattr__.
+    @cached_property
     def faces(self) -> tuple[Face, ...]:
         """Every distinct appearance across the model's kinds of die (what the reader must tell apart)."""
         seen: dict[str, Face] = {}
@@ -74,7 +77,7 @@ class DieModel:
                 seen.setdefault(face.appearance, face)
         return tuple(seen.values())
 
-    @property
+    @cached_property
     def taught(self) -> bool:
         """Whether some face is a taught look (read by comparing crops, not by the net alone)."""
         return any(f.appearance.startswith("taught:") for f in self.faces)

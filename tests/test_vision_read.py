@@ -209,6 +209,35 @@ def test_shared_photos_test_split_no_silently_wrong(shared_photos: Path) -> None
     assert len(wrong) <= 1, wrong
 
 
+def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.read as read
+    from vision.models import DieModel
+    from vision.recognise import CLOSER_LOOK_MARGIN, View, confirm, crop_die
+
+    located: list[LocatedDie] = []
+    given: list[tuple[np.ndarray, np.ndarray]] = []
+    find_dice = read.find_dice
+
+    def locating(work: np.ndarray, tray: tuple[int, int, int, int] | None) -> list[LocatedDie]:
+        located.extend(find_dice(work, tray))
+        return located
+
+    def confirming(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
+                   **options: object) -> list[FaceGuess]:
+        given.append((crops, options["cut_wide"](list(range(len(crops))))))
+        return confirm(first, first_guesses, crops, model, **options)
+
+    monkeypatch.setattr(read, "find_dice", locating)
+    monkeypatch.setattr(read, "confirm", confirming)
+    rendered = render_tray(33, D6, faces=["2", "5", "6"], tray="light")     # 640 px wide: the work frame itself
+    assert len(read_tray(rendered.image, D6).dice) == 3
+    (crops, wide), = given      # the candidates the classifier took for dice, read once
+    for crop, wide_crop in zip(crops, wide, strict=True):
+        die, = (d for d in located if (crop == crop_die(rendered.image, d.rect[0], d.side, d.rect[2])).all())
+        assert (wide_crop == crop_die(rendered.image, die.rect[0], die.side, die.rect[2],
+                                      margin=CLOSER_LOOK_MARGIN)).all()
+
+
 def test_a_six_or_seven_of_excape_is_always_read_twice_and_a_near_certain_other_face_once() -> None:
     from vision.recognise import FaceGuess, needs_second_read
 

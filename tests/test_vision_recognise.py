@@ -45,14 +45,24 @@ class _Oriented:
     time): the crop carries one lit pixel, off every axis of symmetry, and each of the eight ways it can lie puts
     that pixel elsewhere. Counts the crops it read."""
 
-    def __init__(self, answers: list[np.ndarray]) -> None:
+    def __init__(self, answers: list[np.ndarray], wide_answers: list[np.ndarray] | None = None) -> None:
+        self.crop = self._lit_crop((2, 5))
+        self.answers = self._ways(self.crop, answers)
+        if wide_answers is not None:    # the same die cut wider: another crop, lit elsewhere in every way it lies
+            self.wide = self._lit_crop((3, 7))
+            self.answers |= self._ways(self.wide, wide_answers)
+        self.crops_read = 0
+
+    @staticmethod
+    def _lit_crop(pixel: tuple[int, int]) -> np.ndarray:
+        crop = np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        crop[0, pixel[0], pixel[1]] = 255
+        return crop
+
+    def _ways(self, crop: np.ndarray, answers: list[np.ndarray]) -> dict[tuple[int, int], np.ndarray]:
         from vision.recognise import _eight_ways
 
-        self.crop = np.zeros((1, CROP_SIZE, CROP_SIZE, 3), np.uint8)
-        self.crop[0, 2, 5] = 255
-        self.answers = {self._lit(view[0]): logits for view, logits in zip(_eight_ways(self.crop), answers,
-                                                                             strict=True)}
-        self.crops_read = 0
+        return {self._lit(view[0]): logits for view, logits in zip(_eight_ways(crop), answers, strict=True)}
 
     @staticmethod
     def _lit(crop: np.ndarray) -> tuple[int, int]:
@@ -207,6 +217,18 @@ def test_an_unsure_die_is_decided_by_the_mean_of_eight_views() -> None:
     guess = read_faces(net.crop, D6, net)[0]
     assert net.crops_read == 1 + 8
     assert (guess.appearance, guess.sure) == ("pips:5", True)
+
+
+def test_the_closer_look_reads_the_die_cut_wider() -> None:
+    # As cut, the die reads a 5 at p 0.5 in every way it lies (a pip half outside the crop): the closer look on
+    # these crops cannot decide. Cut wider, the whole die in view, it reads a 5 at 0.9 in every way.
+    unsure = _probable({"pips:5": 0.5, "pips:4": 0.3})
+    net = _Oriented([unsure] * 8, wide_answers=[_probable({"pips:5": 0.9})] * 8)
+    assert not read_faces(net.crop, D6, net)[0].sure       # no wider crops given: the closer look reads the crop
+    guess = read_faces(net.crop, D6, net, wide=net.wide)[0]
+    assert net.crops_read == 1 + 8 + 1 + 8 and (guess.appearance, guess.sure) == ("pips:5", True)
+    with pytest.raises(ValueError, match="same dice at the same size"):
+        read_faces(net.crop, D6, net, wide=np.concatenate([net.wide, net.wide]))
 
 
 def test_a_closer_look_that_sees_the_die_tilted_leaves_it_unsure() -> None:

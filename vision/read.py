@@ -19,6 +19,7 @@ from vision.flat import NOT_FLAT, not_flat
 from vision.locate import LocatedDie, check_tray, find_dice, to_work
 from vision.models import D6, DieModel
 from vision.recognise import (
+    CLOSER_LOOK_MARGIN,
     TEMPLATE_SIZE,
     FaceGuess,
     confirm,
@@ -188,8 +189,8 @@ def _counts_as_die(die: _Die) -> bool:
 
 def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> list[_Die]:
     """Read every located die once, keep those the classifier takes for dice, then confirm their faces
-    (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look at those
-    still undecided)."""
+    (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look, cut
+    wider, at those still undecided)."""
     if not located:
         return []
     crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in located])
@@ -206,8 +207,13 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     kept = [i for i, d in enumerate(read) if _counts_as_die(d)]
     if not kept:
         return []
+
+    def cut_wide(indices: list[int]) -> np.ndarray:
+        return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], margin=CLOSER_LOOK_MARGIN)
+                         for c in (located[kept[i]] for i in indices)])
+
     final = confirm(first.take(kept), [read[i].guess for i in kept], crops[kept], model,
-                    detail=None if detail is None else detail[kept], templates=templates)
+                    detail=None if detail is None else detail[kept], templates=templates, cut_wide=cut_wide)
     gray, gx, gy, laplacian = _gray_stack(crops[kept])
     leaning = not_flat(work, [located[i] for i in kept])
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean

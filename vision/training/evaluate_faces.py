@@ -45,7 +45,8 @@ def score(net: FaceClassifier, crop_size: int, patches: np.ndarray, labels: np.n
         if not chosen:
             continue
         crops = np.stack([centred_crop(patches[i], crop_size) for i in chosen])
-        for i, guess in zip(chosen, read_faces(crops, model, net), strict=True):
+        wide = np.stack([centred_crop(patches[i], crop_size, recognise.CLOSER_LOOK_MARGIN) for i in chosen])
+        for i, guess in zip(chosen, read_faces(crops, model, net, wide), strict=True):
             truth = str(labels[i])
             if truth == "tilted":
                 counts["tilted"] += 1

@@ -29,9 +29,10 @@ def _patch(image: np.ndarray, centre: tuple[float, float], side: float, angle: f
     return crop_die(image, centre, side, angle, size=PATCH, margin=PATCH_SPAN)
 
 
-def centred_crop(patch: np.ndarray, crop_size: int = CROP_SIZE) -> np.ndarray:
-    """The crop the reader itself cuts of the die in the middle of a patch (upright, centred, no jitter)."""
-    scale = crop_size / (DIE_PX * CROP_MARGIN)
+def centred_crop(patch: np.ndarray, crop_size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
+    """The crop the reader itself cuts of the die in the middle of a patch (upright, centred, no jitter); with
+    margin CLOSER_LOOK_MARGIN, the one its closer look reads."""
+    scale = crop_size / (DIE_PX * margin)
     matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), 0.0, scale)
     matrix[:, 2] += crop_size / 2 - PATCH / 2
     return cv2.warpAffine(patch, matrix, (crop_size, crop_size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)

@@ -448,13 +448,15 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
 
 def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
             detail: np.ndarray | None = None, templates: list[np.ndarray] | None = None,
-            net: FaceClassifier | None = None,
-            cut_wide: Callable[[list[int]], np.ndarray] | None = None) -> list[FaceGuess]:
+            net: FaceClassifier | None = None, wide: np.ndarray | None = None) -> list[FaceGuess]:
     """The final guesses for crops read once (`first`, giving `first_guesses`): the dice that need it are read
     again turned a quarter (with their detail crops and the templates, for a taught model), and judged on both
     reads (the first one's template matches are reused, not computed again); the built-in faces still unsure then
-    get a closer look (look_closer), on those dice cut at CLOSER_LOOK_MARGIN by `cut_wide(indices)` (the reader
-    cuts them from the frame, only for the dice that need it), or on `crops` as they are without it."""
+    get a closer look (look_closer), on `wide`, the same dice cut at CLOSER_LOOK_MARGIN, or on `crops` as they are
+    without it."""
+    if wide is not None and wide.shape != crops.shape:
+        raise ValueError(f"the wide crops must be the same dice at the same size: shape {wide.shape}, "
+                         f"crops {crops.shape}")
     final = list(first_guesses)
     again = [i for i, g in enumerate(first_guesses) if needs_second_read(g, model)]
     if again:
@@ -464,8 +466,8 @@ def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, mode
             final[i] = guess
     undecided = [i for i, g in enumerate(final) if needs_closer_look(g, model)]
     if undecided:
-        closer = crops[undecided] if cut_wide is None else cut_wide(undecided)
-        for i, guess in zip(undecided, look_closer(closer, model, net), strict=True):
+        closer = crops if wide is None else wide
+        for i, guess in zip(undecided, look_closer(closer[undecided], model, net), strict=True):
             final[i] = guess
     return final
 
@@ -499,9 +501,5 @@ def read_faces(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = 
     faces also need TEMPLATE_SIZE crops: vision.read.read_tray cuts all three)."""
     if len(crops) == 0:
         return []
-    if wide is not None and wide.shape != crops.shape:
-        raise ValueError(f"the wide crops must be the same dice at the same size: shape {wide.shape}, "
-                         f"crops {crops.shape}")
     first = look(crops, 0, net)
-    return confirm(first, guesses([first], model), crops, model, net=net,
-                   cut_wide=None if wide is None else lambda indices: wide[indices])
+    return confirm(first, guesses([first], model), crops, model, net=net, wide=wide)

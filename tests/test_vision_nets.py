@@ -1,15 +1,24 @@
-"""Loading the reader's nets: a missing or damaged weights file is a clear error naming the net, for every net."""
+"""Loading the reader's nets: a missing or damaged weights file, a committed file that is not the committed one, and
+an OpenCV that computes a net wrongly are each a clear error naming the net, for every net."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from vision.flat import WEIGHTS as FLAT_WEIGHTS
 from vision.flat import FlatNet
+from vision.locate import WEIGHTS as LOCATOR_WEIGHTS
 from vision.locate import Locator
 from vision.models import ModelError
-from vision.recognise import FaceNet
+from vision.nets import KNOWN_ANSWERS, WEIGHTS_DIR, check_known_answer, file_digest, load_net
+from vision.recognise import QUICK_WEIGHTS, FaceNet
+from vision.recognise import WEIGHTS as FACE_WEIGHTS
+
+COMMITTED = [LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, FLAT_WEIGHTS]
 
 
 @pytest.mark.parametrize(("net", "what"), [(Locator, "dice locator"), (FaceNet, "face classifier"),
@@ -21,3 +30,49 @@ def test_a_damaged_weights_file_is_a_clear_error_naming_the_net(tmp_path: Path, 
         net(damaged)
     with pytest.raises(ModelError, match=f"{what} weights missing"):
         net(tmp_path / "nowhere.onnx")
+
+
+def test_every_committed_net_is_recorded_and_gives_its_known_answer() -> None:
+    # A retrained net committed without its answers recorded again fails here, before it fails on a Pi.
+    with np.load(KNOWN_ANSWERS) as recorded:
+        for weights in COMMITTED:
+            assert weights.parent == WEIGHTS_DIR
+            assert str(recorded[f"{weights.stem}.sha256"]) == file_digest(weights), \
+                f"{weights.name} changed: record the nets' answers again (python -m vision.training.known_answers)"
+    for weights in COMMITTED:
+        check_known_answer(load_net(weights, "net"), weights, "net")
+
+
+def _answers_with(tmp_path: Path, name: str, **changes: np.ndarray) -> Path:
+    with np.load(KNOWN_ANSWERS) as recorded:
+        entries = {key: recorded[key] for key in recorded.files}
+    entries |= {f"{name}.{key}": value for key, value in changes.items()}
+    path = tmp_path / "answers.npz"
+    np.savez(path, **entries)
+    return path
+
+
+@pytest.mark.parametrize("weights", COMMITTED, ids=lambda w: w.stem)
+def test_a_net_this_opencv_computes_wrongly_is_refused(tmp_path: Path, weights: Path) -> None:
+    # As OpenCV 4.x does: the nets load without a word, but their answers are off (by 0.14-0.34 for 4.14).
+    with np.load(KNOWN_ANSWERS) as recorded:
+        expected = recorded[f"{weights.stem}.output"]
+    off = _answers_with(tmp_path, weights.stem, output=expected + 0.05 * np.abs(expected).max())
+    with pytest.raises(ModelError, match=f"OpenCV .* computes {weights.name} wrongly .* install opencv-python"):
+        check_known_answer(load_net(weights, "net"), weights, "net", off)
+
+
+def test_a_weights_file_that_is_not_the_committed_one_is_refused(tmp_path: Path) -> None:
+    other = _answers_with(tmp_path, "flat", sha256=np.array("0" * 64))
+    with pytest.raises(ModelError, match=r"lying-flat check weights .*flat\.onnx are not the committed file"):
+        check_known_answer(load_net(FLAT_WEIGHTS, "net"), FLAT_WEIGHTS, "lying-flat check", other)
+
+
+def test_a_net_with_no_recorded_answer_is_refused_and_a_net_outside_the_weights_folder_is_not_checked(
+        tmp_path: Path) -> None:
+    (tmp_path / "answers.npz").write_bytes(b"not a zip")
+    with pytest.raises(ModelError, match=r"no known answer for flat\.onnx"):
+        check_known_answer(load_net(FLAT_WEIGHTS, "net"), FLAT_WEIGHTS, "net", tmp_path / "answers.npz")
+    candidate = tmp_path / "flat.onnx"      # a net just trained, being evaluated: loaded as it is
+    shutil.copy(FLAT_WEIGHTS, candidate)
+    FlatNet(candidate).not_flat(np.zeros((1, 4, 32, 32), np.float32))

@@ -1,24 +1,76 @@
 """Loading the reader's committed ONNX nets (locator, face classifier, lying-flat check) for OpenCV's dnn module.
 
-One place for what a missing or damaged weights file means to a user: a clear error naming the net and the file,
-never an OpenCV traceback at the first throw.
+One place for what a net that cannot be trusted means to a user: a clear error naming the net and the file, never
+an OpenCV traceback at the first throw, and never a reader that quietly computes something else than the net:
+
+- a missing or unreadable weights file;
+- a committed weights file that is not the one committed (a half-copied install, a worn SD card): its SHA-256
+  differs from the one recorded with its known answer;
+- an OpenCV whose dnn module computes the net wrongly. OpenCV 4.x (and OpenCV 5's "classic" engine) load these nets
+  without a word, but get their first step, each image to zero mean and unit contrast (ReduceMean), wrong: the face
+  classifier's logits on a tray's dice come out up to 2.7 off. So each committed net is run once, when loaded, on an
+  input kept in KNOWN_ANSWERS with the output ONNX's own reference evaluator gave for it
+  (vision/training/known_answers.py records them), and refused if it answers otherwise.
+
+Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked.
 """
 
 from __future__ import annotations
 
+import hashlib
+import zipfile
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from vision.models import ModelError
 
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+KNOWN_ANSWERS = WEIGHTS_DIR / "known_answers.npz"
+# A net's answer may differ from the reference by this much, relative to the reference's largest value: float sums
+# in another order (another CPU, SIMD width) stay below 1e-4; OpenCV 4.14 is 0.14-0.34 off on the recorded inputs.
+ANSWER_TOLERANCE = 1e-3
+
 
 def load_net(weights: Path, what: str) -> cv2.dnn.Net:
-    """The ONNX net at `weights`; ModelError, naming `what` net it is, if the file is missing or unreadable."""
+    """The ONNX net at `weights`; ModelError, naming `what` net it is, if the file is missing or unreadable, or
+    (for a committed net) is not the committed file or is computed wrongly by this OpenCV."""
     if not weights.is_file():
         raise ModelError(f"{what} weights missing: {weights} (reinstall dice-companion)")
     try:
-        return cv2.dnn.readNetFromONNX(str(weights))
+        net = cv2.dnn.readNetFromONNX(str(weights))
     except cv2.error as error:
         raise ModelError(f"{what} weights unreadable: {weights} is not a valid ONNX net "
                          f"(reinstall dice-companion): {str(error).strip().splitlines()[-1]}") from error
+    if weights.resolve().parent == WEIGHTS_DIR:
+        check_known_answer(net, weights, what)
+    return net
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_known_answer(net: cv2.dnn.Net, weights: Path, what: str, answers: Path = KNOWN_ANSWERS) -> None:
+    """ModelError unless the committed net at `weights` is the recorded file and, given its recorded input, gives
+    its recorded output."""
+    name = weights.stem
+    try:
+        with np.load(answers) as recorded:
+            digest, output = str(recorded[f"{name}.sha256"]), str(recorded[f"{name}.output_name"])
+            given, expected = recorded[f"{name}.input"], recorded[f"{name}.output"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+        raise ModelError(f"{what}: no known answer for {weights.name} in {answers} "
+                         f"(reinstall dice-companion): {error}") from error
+    if file_digest(weights) != digest:
+        raise ModelError(f"{what} weights {weights} are not the committed file (SHA-256 differs from the one its "
+                         "known answer was recorded with): reinstall dice-companion, or, after training, record the "
+                         "nets' answers again (python -m vision.training.known_answers)")
+    net.setInput(np.ascontiguousarray(given, dtype=np.float32))
+    answer = net.forward(output).reshape(expected.shape)
+    off = float(np.abs(answer - expected).max())
+    if not off <= ANSWER_TOLERANCE * max(1.0, float(np.abs(expected).max())):
+        raise ModelError(f"{what}: OpenCV {cv2.__version__} computes {weights.name} wrongly (its answer to the "
+                         f"recorded input is {off:.3g} off the reference's): install opencv-python-headless 5.0 or "
+                         "later")

@@ -1,0 +1,74 @@
+"""Record each committed net's known answer (vision/weights/known_answers.npz), which vision.nets checks when the
+reader loads the net: its SHA-256, an input cut from a virtual tray as the reader cuts it, and the output ONNX's
+own reference evaluator (plain numpy, independent of OpenCV) gives for that input.
+
+Run after committing new weights (dev-only: needs the `onnx` package, e.g. the training venv):
+
+    PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.known_answers
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from vision.flat import flat_inputs
+from vision.locate import STRIDE, LocatedDie, to_locator_scale, to_work
+from vision.models import D6
+from vision.nets import KNOWN_ANSWERS, WEIGHTS_DIR, file_digest
+from vision.recognise import crop_die, crops_to_blob
+from vision.virtual_tray import render_tray
+
+TRAY_SEED = 424_242     # any tray will do: the answers check arithmetic, not accuracy
+DICE = 2                # dice per recorded input: enough to catch a batch handled wrongly, small in the repo
+# The locator reads a window of the frame (it is fully convolutional): a multiple of its stride, around a die.
+WINDOW = (12 * STRIDE, 16 * STRIDE)
+
+
+def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
+    """Per committed net (by file stem): the input it is checked on, and the output to compare. The dice are cut
+    where the tray's ground truth puts them, not where the locator finds them: no net is loaded here (loading one
+    checks its known answer, which this records)."""
+    rendered = render_tray(TRAY_SEED, D6, size=(640, 480), n_dice=DICE)
+    work, scale_to_work = to_work(rendered.image)
+    dice = []
+    for die in rendered.dice:
+        x, y, w, h = (v * scale_to_work for v in die.box)
+        dice.append(LocatedDie(box=(round(x), round(y), round(w), round(h)),
+                               rect=((x + w / 2, y + h / 2), (0.8 * max(w, h),) * 2, 0.0), touches_edge=False,
+                               probability=1.0))
+    small, scale = to_locator_scale(work)
+    (cx, cy) = dice[0].rect[0]
+    h, w = WINDOW
+    top = int(np.clip(round(cy * scale) - h // 2, 0, small.shape[0] - h)) // STRIDE * STRIDE
+    left = int(np.clip(round(cx * scale) - w // 2, 0, small.shape[1] - w)) // STRIDE * STRIDE
+    frame = np.ascontiguousarray(small[top:top + h, left:left + w].transpose(2, 0, 1)[None], dtype=np.float32) / 255
+    crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
+    return {"locator": (frame, "maps"), "faces": (crops, "logits"), "faces_quick": (crops, "logits"),
+            "flat": (flat_inputs(work, dice), "logits")}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=KNOWN_ANSWERS)
+    args = parser.parse_args(argv)
+    from onnx.reference import ReferenceEvaluator  # dev-only
+
+    record: dict[str, np.ndarray] = {}
+    for name, (given, output) in recorded_inputs().items():
+        weights = WEIGHTS_DIR / f"{name}.onnx"
+        evaluator = ReferenceEvaluator(str(weights))
+        answer = evaluator.run([output], {evaluator.input_names[0]: given})[0]
+        record |= {f"{name}.sha256": np.array(file_digest(weights)), f"{name}.output_name": np.array(output),
+                   f"{name}.input": given, f"{name}.output": np.asarray(answer, np.float32)}
+        print(f"{name}: input {given.shape}, {output} {answer.shape}")
+    np.savez_compressed(args.out, **record)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -12,7 +12,7 @@ import pytest
 from vision.flat import NOT_FLAT
 from vision.locate import LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
-from vision.read import ReadError, _Die, _doubt, read_tray
+from vision.read import STACKED_SIZE_RATIO, ReadError, _Die, _doubt, read_tray
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels
@@ -296,7 +296,8 @@ def test_a_die_not_lying_flat_is_cocked_or_if_bigger_than_the_others_stacked() -
     assert _doubt(_located_die(40, tilted=True), False, 40, 1.0) == "cocked"
     assert _doubt(_located_die(52, tilted=True), False, 40, 1.0) == "stacked"   # nearer the camera: on another die
     assert _doubt(_located_die(52), False, 40, 1.0) is None
-    assert _doubt(_located_die(56), False, 40, 1.0) == "stacked"                # far bigger than the others
+    assert _doubt(_located_die(40 * STACKED_SIZE_RATIO - 1), False, 40, 1.0) is None     # a bigger die of a mixed set
+    assert _doubt(_located_die(40 * STACKED_SIZE_RATIO + 1), False, 40, 1.0) == "stacked"   # a box over two dice
     assert _doubt(_located_die(40), True, 40, 1.0) == "stacked"                 # overlapping another
 
 

@@ -10,7 +10,19 @@ import numpy as np
 import pytest
 
 from vision import locate
-from vision.locate import OUTPUTS, STRIDE, Locator, Spot, TrayRegionError, decode, find_dice, to_locator_scale
+from vision.locate import (
+    FAINT_APART,
+    FAINT_PEAK,
+    OUTPUTS,
+    PEAK_PROBABILITY,
+    STRIDE,
+    Locator,
+    Spot,
+    TrayRegionError,
+    decode,
+    find_dice,
+    to_locator_scale,
+)
 from vision.models import D6, ModelError
 from vision.training.photos import read_labels
 from vision.virtual_tray import render_tray
@@ -63,8 +75,9 @@ class _FakeLocator:
     def __init__(self, spots: list[Spot]) -> None:
         self._spots = spots
 
-    def spots(self, work: np.ndarray, threshold: float) -> list[Spot]:
-        return [s for s in self._spots if s.probability >= threshold]
+    def spots(self, work: np.ndarray, threshold: float, faint: float | None = None) -> list[Spot]:
+        clear = [s for s in self._spots if s.probability >= threshold]
+        return clear + [s for s in self._spots if faint is not None and faint <= s.probability < threshold]
 
 
 def _turned_die(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> None:
@@ -92,12 +105,24 @@ def test_dice_outside_the_tray_are_left_out_and_dice_at_its_edge_may_be_cut(monk
     spots = [Spot((100.0, 100.0), 40.0, 0.9),      # inside, clear of the edges
              Spot((52.0, 300.0), 40.0, 0.9),       # its box reaches the tray's left edge (x = 40)
              Spot((20.0, 300.0), 40.0, 0.9),       # outside the tray
-             Spot((620.0, 30.0), 40.0, 0.2)]       # below the threshold
+             Spot((620.0, 30.0), 40.0, FAINT_PEAK - 0.01)]     # below even a faint die's peak
     monkeypatch.setattr(locate, "locator", lambda: _FakeLocator(spots))
     dice = find_dice(work, tray=(40, 40, 560, 400))
     assert [d.rect[0] for d in dice] == [(100.0, 100.0), (52.0, 300.0)]
     assert [d.touches_edge for d in dice] == [False, True]
     assert [d.touches_edge for d in find_dice(work)] == [False, False, True]
+
+
+def test_a_faint_peak_away_from_every_die_is_a_faint_die(monkeypatch: pytest.MonkeyPatch) -> None:
+    work = np.full((480, 640, 3), 200, np.uint8)
+    spots = [Spot((100.0, 100.0), 40.0, 0.9),
+             Spot((300.0, 300.0), 40.0, FAINT_PEAK + 0.01),                  # alone: a faint die
+             Spot((100.0 + FAINT_APART * 30, 100.0), 40.0, PEAK_PROBABILITY - 0.01),   # beside the die: part of it
+             Spot((500.0, 300.0), 40.0, FAINT_PEAK - 0.01)]                  # too faint
+    monkeypatch.setattr(locate, "locator", lambda: _FakeLocator(spots))
+    dice = find_dice(work)
+    assert [(d.rect[0], d.faint) for d in dice] == [((100.0, 100.0), False), ((300.0, 300.0), True)]
+    assert [d.rect[0] for d in find_dice(work, faint=None)] == [(100.0, 100.0)]
     with pytest.raises(TrayRegionError, match="does not fit"):
         find_dice(work, tray=(600, 0, 100, 480))
 

@@ -291,6 +291,17 @@ def _located_die(side: float, face: str = "5", tilted: bool = False) -> _Die:
     return _Die(die, FaceGuess(f"pips:{face}", 0.95, not tilted, tilted), sharpness=1.0, isotropy=0.9)
 
 
+def test_a_faint_die_counts_only_when_read_as_a_sure_face_inside_the_frame() -> None:
+    from vision.read import _counts_as_die
+
+    die = _located_die(40)
+    faint = replace(die, candidate=replace(die.candidate, faint=True))
+    assert _counts_as_die(faint)
+    assert not _counts_as_die(replace(faint, guess=FaceGuess("pips:5", 0.55, False)))     # unsure: no die
+    assert not _counts_as_die(replace(faint, candidate=replace(faint.candidate, touches_edge=True)))
+    assert _counts_as_die(replace(die, guess=FaceGuess("pips:5", 0.55, False)))          # a clear die: unsure
+
+
 def test_a_die_not_lying_flat_is_cocked_or_if_bigger_than_the_others_stacked() -> None:
     assert _doubt(_located_die(40), False, 40, 1.0) is None
     assert _doubt(_located_die(40, tilted=True), False, 40, 1.0) == "cocked"

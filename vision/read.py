@@ -193,7 +193,10 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
 
 def _counts_as_die(die: _Die) -> bool:
     """A die is what the classifier calls a face; at the frame edge also what it merely doubts is a die (half a
-    die outside the frame looks like little else, and must be reported, not dropped)."""
+    die outside the frame looks like little else, and must be reported, not dropped). A faint die (vision.locate:
+    a spot the locator hardly sees) only when read as a sure face, whole inside the frame."""
+    if die.candidate.faint:
+        return die.guess.appearance is not None and die.guess.sure and not die.candidate.touches_edge
     if die.guess.appearance is not None:
         return True
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE

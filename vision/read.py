@@ -35,10 +35,10 @@ from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 CUT_NOT_A_DIE = 0.97        # a die at the frame edge is kept as a cut die unless "none" is at least this probable
 # Doubts about a die, from its shape and surroundings (work-size pixels).
 # A die this much larger than the median die is stacked: its box takes in two dice. (A die resting on another is
-# only a few percent nearer a camera looking down from above the tray; dice of a mixed set, and a die's sides seen in
-# perspective, differ by up to ~1.45.) At 1.35 it called 3 of 1,184 dice of 250 virtual d6 tuning trays and 2 real
-# dice of the held-out photos (a mixed set) stacked; at 1.5 none, for one more die of 248 on 150 stacked tuning
-# trays read as a sure face, and no more such trays accepted (1).
+# only a few percent nearer a camera looking down from above the tray; on the tuning sets resting dice reached 1.42
+# times the median, their sides seen in perspective, and 1.48 in a real mixed set.) At 1.35 it called 3 of 1,184
+# dice of 250 virtual d6 tuning trays and 2 real dice of the held-out photos stacked; at 1.5 none, for one more die
+# of 248 on 150 stacked tuning trays read as a sure face, and no more such trays accepted (1).
 STACKED_SIZE_RATIO = 1.5
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
 TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked

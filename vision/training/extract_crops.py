@@ -47,7 +47,7 @@ def extract(split: str, negatives_per_photo: int = 6, seed: int = 0) -> dict[str
     for photo_index, photo in enumerate(load_split(split)):
         image = photo.load()
         # Every die the reader would read; what matches no labelled die (tray marks, clutter) is "none".
-        candidates = find_dice(image)
+        candidates = find_dice(image, faint=None)     # the candidates the committed nets learned from
         truth = [d.box for d in photo.dice]
         verdicts = label_candidates([c.box for c in candidates], truth)
         seen: set[int] = set()

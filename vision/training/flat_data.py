@@ -49,7 +49,7 @@ def die_patches(image: np.ndarray, labels: list[tuple[tuple[int, int, int, int],
     """The located dice of a frame that match a labelled die whose label is not None: their PATCH crops (BGR
     uint8), ramps (float32) and labels (1: not lying flat)."""
     work, scale = to_work(image)
-    located = find_dice(work)
+    located = find_dice(work, faint=None)     # the dice the committed check learned from
     boxes = [tuple(round(v * scale) for v in box) for box, _ in labels]
     crops, ramps, kinds = [], [], []
     for i, j in match_boxes([d.box for d in located], boxes, 0.3).items():

@@ -63,7 +63,7 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False) -> dict
         if scale != 1:
             image = cv2.resize(image, (640, round(image.shape[0] * scale)), interpolation=cv2.INTER_AREA)
         truth = [tuple(round(v * scale) for v in d.box) for d in rendered.dice]
-        candidates = find_dice(image)
+        candidates = find_dice(image, faint=None)     # the candidates the committed nets learned from
         verdicts = label_candidates([c.box for c in candidates], truth)
         for c, verdict in zip(candidates, verdicts, strict=True):
             if verdict is False:

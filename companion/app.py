@@ -59,6 +59,7 @@ class TrayWatcher:
     def __init__(self, config: Config | None = None) -> None:
         from vision.models import BUILTIN_MODELS, load_model
         from vision.motion import MotionTracker
+        from vision.read import load_nets
         from vision.recognise import check_model
 
         self.config = config or Config()
@@ -68,6 +69,7 @@ class TrayWatcher:
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
         if self._custom is not None:
             check_model(self._custom)    # refused at start, not at the first throw of a game
+        load_nets()                      # so are nets this install or this OpenCV would get wrong
         self.reads = 0
 
     def model_for(self, game: str) -> Any:

@@ -148,3 +148,23 @@ def test_a_missing_taught_model_in_the_config_is_a_clear_error(tmp_path: Path) -
     config = parse_config(f'[vision]\nmodel = "{tmp_path / "gone.json"}"\n')
     with pytest.raises(ModelError, match=r"unknown die model .*gone\.json.*made by `dice-companion teach`"):
         TrayWatcher(config)
+
+
+def test_nets_this_opencv_would_get_wrong_are_refused_when_the_companion_starts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import flat, locate, nets, recognise
+    from vision.models import ModelError
+
+    def computed_wrongly(net: object, weights: Path, what: str, answers: Path = nets.KNOWN_ANSWERS) -> None:
+        raise ModelError(f"{what}: OpenCV computes {weights.name} wrongly")
+
+    loaded = (locate.locator, recognise.face_net, flat.flat_net)
+    for cached in loaded:
+        cached.cache_clear()
+    monkeypatch.setattr(nets, "check_known_answer", computed_wrongly)
+    try:
+        with pytest.raises(ModelError, match=r"dice locator: OpenCV computes locator\.onnx wrongly"):
+            TrayWatcher(Config())       # before any frame is read
+    finally:
+        for cached in loaded:
+            cached.cache_clear()        # the next test loads the nets as they are

@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.flat import NOT_FLAT, not_flat
-from vision.locate import LocatedDie, check_tray, find_dice, to_work
+from vision.flat import NOT_FLAT, flat_net, not_flat
+from vision.locate import LocatedDie, check_tray, find_dice, locator, to_work
 from vision.models import D6, DieModel
 from vision.recognise import (
     CLOSER_LOOK_MARGIN,
@@ -24,6 +24,7 @@ from vision.recognise import (
     FaceGuess,
     confirm,
     crop_die,
+    face_net,
     face_template_sets,
     filter_each,
     guesses,
@@ -238,6 +239,14 @@ def _work_tray(tray: tuple[int, int, int, int], scale: float, width: int, height
     """The tray region in work pixels, kept inside the work frame (rounding may push it a pixel out)."""
     x, y = min(round(tray[0] * scale), width - 1), min(round(tray[1] * scale), height - 1)
     return x, y, max(1, min(round(tray[2] * scale), width - x)), max(1, min(round(tray[3] * scale), height - y))
+
+
+def load_nets() -> None:
+    """Load every net the reader uses, each checked as it loads (vision.nets), now rather than at the first throw: a
+    bad install is refused when the companion starts, not in the middle of a game."""
+    locator()
+    face_net()
+    flat_net()
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,

@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.locate import LocatedDie
 from vision.nets import load_net
-from vision.recognise import crop_die
+from vision.recognise import crop_die, softmax
 
 FLAT_CROP_SIZE = 32         # the net's input side in pixels
 FLAT_CROP_MARGIN = 1.5      # crop side / die side: the die's outline, its shadow and the tray around it
@@ -82,10 +82,7 @@ class FlatNet:
         if len(inputs) == 0:
             return np.zeros(0, np.float32)
         self._net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
-        logits = self._net.forward().reshape(len(inputs), 2)
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        return (e[:, 1] / e.sum(axis=1)).astype(np.float32)
+        return softmax(self._net.forward().reshape(len(inputs), 2))[:, 1].astype(np.float32)
 
 
 @cache

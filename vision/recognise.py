@@ -241,13 +241,6 @@ TAUGHT_SURE_SCORE = 0.6     # correlation with the best kept crop needed to be s
 TAUGHT_SURE_MARGIN = 0.12   # ... and by how much it must beat the best crop of any other face
 
 
-def square_up(image: np.ndarray, centre: tuple[float, float], side: float, angle: float) -> float:
-    """The die's angle, corrected by its own edges (the locator gives none; a rect may lean on a die seen in
-    perspective). The face's outline and square symbols make edges at right angles, so the gradient directions,
-    folded four-fold (their angle times four), point to the face's own turn."""
-    return float(square_up_many(image, [centre], [side], [angle])[0])
-
-
 def filter_each(images: np.ndarray, *filters: Callable[[np.ndarray], np.ndarray]) -> list[np.ndarray]:
     """3x3 filters applied to each of N same-size single-channel images (N, h, w) as if alone, each filter in one
     call on a single tall image where every image has its own mirrored border (what OpenCV does at an image edge),
@@ -259,7 +252,10 @@ def filter_each(images: np.ndarray, *filters: Callable[[np.ndarray], np.ndarray]
 
 def square_up_many(image: np.ndarray, centres: list[tuple[float, float]], sides: list[float],
                    angles: list[float]) -> np.ndarray:
-    """square_up for many dice of one image at once (filter_each): each gets the angle it would get alone."""
+    """Each die's angle, corrected by its own edges (the locator gives none; a rect may lean on a die seen in
+    perspective). The face's outline and square symbols make edges at right angles, so the gradient directions,
+    folded four-fold (their angle times four), point to the face's own turn. All the dice of one image at once
+    (filter_each): each gets the angle it would get alone."""
     if not centres:
         return np.zeros(0)
     n, side = len(centres), TEMPLATE_SIZE

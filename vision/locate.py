@@ -193,11 +193,10 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
                                 tray[1] <= spot.centre[1] < tray[1] + tray[3])
 
     every = [s for s in locator().spots(work, threshold, faint) if in_tray(s)]
-    clear_count = sum(s.probability >= threshold for s in every)      # the clear spots come first
     # The box takes in the die's sides seen in perspective: its edges are sought within most of it.
     angles = square_up_many(work, [s.centre for s in every], [s.box_side / 1.2 for s in every], [0.0] * len(every))
     dice = []
-    for k, (spot, angle) in enumerate(zip(every, angles, strict=True)):
+    for spot, angle in zip(every, angles, strict=True):
         cx, cy = spot.centre
         turn = np.radians(angle)
         side = spot.box_side / (abs(np.cos(turn)) + abs(np.sin(turn)))
@@ -207,8 +206,8 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
         dice.append(LocatedDie(box=(round(x0), round(y0), round(x1 - x0), round(y1 - y0)),
                                rect=((cx, cy), (side, side), float(angle)),
                                touches_edge=_touches_edge((cx - half, cy - half, 2 * half, 2 * half), w, h, tray),
-                               probability=spot.probability, faint=k >= clear_count))
-    clear = dice[:clear_count]
-    return clear + [d for d in dice[clear_count:] if all(
+                               probability=spot.probability, faint=spot.probability < threshold))
+    clear = [d for d in dice if not d.faint]
+    return clear + [d for d in dice if d.faint and all(
         np.hypot(d.rect[0][0] - c.rect[0][0], d.rect[0][1] - c.rect[0][1]) > FAINT_APART * max(c.side, d.side)
         for c in clear)]

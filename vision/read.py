@@ -215,9 +215,9 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
                                [c.rect[2] for c in located])
         detail = np.stack([crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE)
                            for c, turn in zip(located, turns, strict=True)])
+        templates = face_template_sets(model)       # built once for the whole frame
     else:
-        detail = None
-    templates = face_template_sets(model) if model.taught else None     # built once for the whole frame
+        detail = templates = None
     first = look(crops, detail=detail, templates=templates)
     read = [_Die(c, g, 0.0, 1.0) for c, g in zip(located, guesses([first], model), strict=True)]
     kept = [i for i, d in enumerate(read) if _counts_as_die(d)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.nets import load_net
-from vision.recognise import square_up_many
+from vision.recognise import crops_to_blob, square_up_many
 
 WORK_WIDTH = 640        # frames are read at this width; dice are ~25-60 px wide there
 INPUT_SCALE = 0.5       # the locator reads the work frame at half size (dice 12-30 px there)
@@ -112,8 +112,7 @@ class Locator:
     def maps(self, work: np.ndarray) -> tuple[np.ndarray, float]:
         """The output maps (OUTPUTS, h, w) for a work frame, and the scale from work to the net's input pixels."""
         small, scale = to_locator_scale(work)
-        blob = np.ascontiguousarray(small.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
-        self._net.setInput(blob)
+        self._net.setInput(crops_to_blob(small[None]))
         return self._net.forward().reshape(OUTPUTS, small.shape[0] // STRIDE, small.shape[1] // STRIDE), scale
 
     def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY, faint: float | None = None

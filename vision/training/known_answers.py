@@ -45,7 +45,7 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     h, w = WINDOW
     top = int(np.clip(round(cy * scale) - h // 2, 0, small.shape[0] - h)) // STRIDE * STRIDE
     left = int(np.clip(round(cx * scale) - w // 2, 0, small.shape[1] - w)) // STRIDE * STRIDE
-    frame = np.ascontiguousarray(small[top:top + h, left:left + w].transpose(2, 0, 1)[None], dtype=np.float32) / 255
+    frame = crops_to_blob(small[None, top:top + h, left:left + w])
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
     return {"locator": (frame, "maps"), "faces": (crops, "logits"), "faces_quick": (crops, "logits"),
             "flat": (flat_inputs(work, dice), "logits")}

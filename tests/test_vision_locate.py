@@ -11,6 +11,7 @@ import pytest
 
 from vision import locate
 from vision.locate import (
+    BIG_DICE_SHRINK,
     FAINT_APART,
     FAINT_PEAK,
     OUTPUTS,
@@ -20,7 +21,9 @@ from vision.locate import (
     Spot,
     TrayRegionError,
     decode,
+    find_big_spots,
     find_dice,
+    located_dice,
     to_locator_scale,
 )
 from vision.models import D6, ModelError
@@ -125,6 +128,31 @@ def test_a_faint_peak_away_from_every_die_is_a_faint_die(monkeypatch: pytest.Mon
     assert [d.rect[0] for d in find_dice(work, faint=None)] == [(100.0, 100.0)]
     with pytest.raises(TrayRegionError, match="does not fit"):
         find_dice(work, tray=(600, 0, 100, 480))
+
+
+class _RecordingLocator(_FakeLocator):
+    def __init__(self, spots: list[Spot]) -> None:
+        super().__init__(spots)
+        self.shapes: list[tuple[int, ...]] = []
+
+    def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY, faint: float | None = None) -> list[Spot]:
+        self.shapes.append(work.shape)
+        return super().spots(work, threshold, faint)
+
+
+def test_big_dice_are_sought_on_the_frame_shrunk_and_given_in_work_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    work = np.full((480, 640, 3), 200, np.uint8)
+    fake = _RecordingLocator([Spot((50.0, 60.0), 40.0, 0.9),          # in the shrunk frame's pixels
+                              Spot((10.0, 10.0), 30.0, 0.9),          # outside the tray once grown
+                              Spot((100.0, 100.0), 40.0, PEAK_PROBABILITY - 0.01)])    # not clear: no die
+    monkeypatch.setattr(locate, "locator", lambda: fake)
+    spots = find_big_spots(work, tray=(40, 40, 560, 400))
+    assert fake.shapes == [(round(480 / BIG_DICE_SHRINK), round(640 / BIG_DICE_SHRINK), 3)]
+    assert spots == [Spot((50.0 * BIG_DICE_SHRINK, 60.0 * BIG_DICE_SHRINK), 40.0 * BIG_DICE_SHRINK, 0.9)]
+    [die] = located_dice(work, spots, tray=(40, 40, 560, 400))
+    assert die.rect[0] == spots[0].centre and not die.faint and not die.touches_edge
+    with pytest.raises(TrayRegionError, match="does not fit"):
+        find_big_spots(work, tray=(600, 0, 100, 480))
 
 
 def test_missing_weights_are_a_clear_error(tmp_path: Path) -> None:

@@ -316,3 +316,90 @@ def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face
     assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT), False, 40, 1.0) == "cocked"
     assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT - 0.01), False, 40, 1.0) is None
     assert _doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
+
+
+def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,
+            edge: bool = False, probability: float = 0.9) -> _Die:
+    (cx, cy), half = centre, side / 2
+    located = LocatedDie(box=(round(cx - half), round(cy - half), round(side), round(side)),
+                         rect=(centre, (side, side), 0.0), touches_edge=edge, probability=probability)
+    appearance = None if face is None else f"pips:{face}"
+    return _Die(located, FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
+
+
+def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import read
+    from vision.locate import Spot
+
+    work = np.full((480, 640, 3), 90, np.uint8)
+    # What the usual look kept (read_first) and every spot it saw (located): a dark die's two pips, each taken for
+    # a die, one read unsure and one dropped as no die; a small die read sure; dice of the usual size; and one
+    # doubtful spot under each big spot below.
+    pip_a, pip_b = _die_at((100, 100), 20, "1", sure=False), _die_at((124, 124), 20, None, sure=False)
+    read_first = [pip_a, _die_at((300, 300), 20, "1"), _die_at((400, 100), 40, "3"),
+                  *(_die_at((560, y), 40, "2") for y in (300, 400)),
+                  *(_die_at(c, 15, "4", sure=False) for c in ((205, 420), (440, 100), (200, 200)))]
+    located = [d.candidate for d in read_first] + [pip_b.candidate]
+    big_reads = {
+        (112.0, 112.0): _die_at((112, 112), 56, "2"),                  # over the pips: read whole
+        (300.0, 300.0): _die_at((300, 300), 56, "4"),                  # over the die read sure: never
+        (200.0, 420.0): _die_at((200, 420), 56, "4", edge=True),       # at the frame's edge: never
+        (428.0, 100.0): _die_at((428, 100), 56, "6"),                  # over the 3 beside it: never
+        (200.0, 200.0): _die_at((200, 200), 56, "5", sure=False),      # read unsure: no die
+        (600.0, 60.0): _die_at((600, 60), 56, "5"),                    # over no doubtful spot: not even looked at
+    }
+    spots = [Spot(c, d.candidate.side, 0.8) for c, d in big_reads.items()]
+    monkeypatch.setattr(read, "find_big_spots", lambda work, tray: spots)
+    squared: list[tuple[float, float]] = []
+
+    def located_dice(work: np.ndarray, chosen: list[Spot], tray: object) -> list[LocatedDie]:
+        squared.extend(s.centre for s in chosen)
+        return [big_reads[s.centre].candidate for s in chosen]
+
+    asked: list[tuple[float, float]] = []
+
+    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
+        asked.extend(c.rect[0] for c in candidates)
+        return [big_reads[c.rect[0]] for c in candidates]
+
+    monkeypatch.setattr(read, "located_dice", located_dice)
+    monkeypatch.setattr(read, "_read_dice", read_dice)
+    dice = read._with_big_dice(work, None, located, read_first, D6)
+    assert (600.0, 60.0) not in squared and (300.0, 300.0) not in asked
+    assert sorted(asked) == [(112.0, 112.0), (200.0, 200.0), (200.0, 420.0), (428.0, 100.0)]
+    whole = [d for d in dice if d not in read_first]
+    assert [(d.candidate.rect[0], d.guess.appearance) for d in whole] == [((112, 112), "pips:2")]
+    assert dice == [d for d in read_first if d is not pip_a] + whole
+    # Next to dice this much smaller, a die so big would be a box over two of them (stacked): left unread.
+    asked.clear()
+    tiny = [_die_at((500, y), 56 / STACKED_SIZE_RATIO - 1, "2") for y in (300, 400)]
+    dice = read._with_big_dice(work, None, [pip_a.candidate, pip_b.candidate, *(d.candidate for d in tiny)],
+                               [pip_a, *tiny], D6)
+    assert asked == [] and dice == [pip_a, *tiny]
+
+
+BIG_DARK_DICE = {"faces": ["1", "2", "2", "1"], "tray": "felt", "die_colour": "black", "die_size": (60, 70)}
+
+
+@pytest.mark.parametrize("seed", [21, 34])
+def test_big_dark_dice_the_usual_look_sees_only_in_parts_are_read_whole(seed: int) -> None:
+    from vision.locate import find_dice, to_work
+    from vision.read import _read_dice
+
+    rendered = render_tray(seed, D6, **BIG_DARK_DICE)
+    work, _ = to_work(rendered.image)
+    usual = _read_dice(work, find_dice(work), D6)
+    # The locator at its usual scale takes the white pips of these black dice on dark felt for small dice.
+    assert not match_boxes([d.candidate.box for d in usual if d.guess.sure], [d.box for d in rendered.dice], 0.3)
+    reading = read_tray(rendered.image, D6, expect=4)
+    assert reading.status == "ok", reading.reason
+    matches = _matched(reading, rendered)
+    assert sorted(matches.values()) == [0, 1, 2, 3]
+    assert all(reading.dice[i].face == rendered.dice[j].label for i, j in matches.items())
+
+
+def test_big_dark_dice_are_never_read_sure_and_wrong() -> None:
+    for seed in range(12):
+        rendered = render_tray(seed, D6, **BIG_DARK_DICE)
+        reading = read_tray(rendered.image, D6)
+        _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])

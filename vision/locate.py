@@ -39,6 +39,7 @@ PEAK_PROBABILITY = 0.3
 # locator, for a sure 1 beside it.
 FAINT_PEAK = 0.15
 FAINT_APART = 1.2
+BIG_DICE_SHRINK = 2.0  # the second look for big dice (find_big_spots) reads the work frame this much smaller
 SAME_DIE = 0.45         # box sides: a smaller spot this near a bigger one's centre may be part of it (_one_per_die)
 EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge may be cut by it
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
@@ -183,19 +184,44 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
     (vision.recognise.square_up_many), and the side of its turned square from the box (a square of side s turned by a
     has a box s (|cos a| + |sin a|) wide)."""
+    if tray is not None:
+        check_tray(tray, work.shape[1], work.shape[0])
+    every = [s for s in locator().spots(work, threshold, faint) if _in_tray(s, tray)]
+    dice = located_dice(work, every, tray, threshold)
+    clear = [d for d in dice if not d.faint]
+    return clear + [d for d in dice if d.faint and all(
+        np.hypot(d.rect[0][0] - c.rect[0][0], d.rect[0][1] - c.rect[0][1]) > FAINT_APART * max(c.side, d.side)
+        for c in clear)]
+
+
+def find_big_spots(work: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Spot]:
+    """The clear spots of the locator on the work frame shrunk by BIG_DICE_SHRINK, in work pixels: a die much bigger
+    than the dice it learned on (a camera near the tray) looks to it, at its usual scale, like a few small things,
+    and a dark die's pips like dice of their own; at this scale it is a die. (located_dice makes them dice.)"""
     h, w = work.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)
+    small = cv2.resize(work, (max(STRIDE, round(w / BIG_DICE_SHRINK)), max(STRIDE, round(h / BIG_DICE_SHRINK))),
+                       interpolation=cv2.INTER_AREA)
+    grow = w / small.shape[1]
+    spots = [Spot((s.centre[0] * grow, s.centre[1] * grow), s.box_side * grow, s.probability)
+             for s in locator().spots(small)]
+    return [s for s in spots if _in_tray(s, tray)]
 
-    def in_tray(spot: Spot) -> bool:
-        return tray is None or (tray[0] <= spot.centre[0] < tray[0] + tray[2] and
-                                tray[1] <= spot.centre[1] < tray[1] + tray[3])
 
-    every = [s for s in locator().spots(work, threshold, faint) if in_tray(s)]
+def _in_tray(spot: Spot, tray: tuple[int, int, int, int] | None) -> bool:
+    return tray is None or (tray[0] <= spot.centre[0] < tray[0] + tray[2] and
+                            tray[1] <= spot.centre[1] < tray[1] + tray[3])
+
+
+def located_dice(work: np.ndarray, spots: list[Spot], tray: tuple[int, int, int, int] | None = None,
+                 threshold: float = PEAK_PROBABILITY) -> list[LocatedDie]:
+    """The dice at the spots of a work frame (faint: below `threshold`), each turned square from its own edges."""
+    h, w = work.shape[:2]
     # The box takes in the die's sides seen in perspective: its edges are sought within most of it.
-    angles = square_up_many(work, [s.centre for s in every], [s.box_side / 1.2 for s in every], [0.0] * len(every))
+    angles = square_up_many(work, [s.centre for s in spots], [s.box_side / 1.2 for s in spots], [0.0] * len(spots))
     dice = []
-    for spot, angle in zip(every, angles, strict=True):
+    for spot, angle in zip(spots, angles, strict=True):
         cx, cy = spot.centre
         turn = np.radians(angle)
         side = spot.box_side / (abs(np.cos(turn)) + abs(np.sin(turn)))
@@ -206,7 +232,4 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
                                rect=((cx, cy), (side, side), float(angle)),
                                touches_edge=_touches_edge((cx - half, cy - half, 2 * half, 2 * half), w, h, tray),
                                probability=spot.probability, faint=spot.probability < threshold))
-    clear = [d for d in dice if not d.faint]
-    return clear + [d for d in dice if d.faint and all(
-        np.hypot(d.rect[0][0] - c.rect[0][0], d.rect[0][1] - c.rect[0][1]) > FAINT_APART * max(c.side, d.side)
-        for c in clear)]
+    return dice

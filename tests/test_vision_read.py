@@ -403,3 +403,13 @@ def test_big_dark_dice_are_never_read_sure_and_wrong() -> None:
         rendered = render_tray(seed, D6, **BIG_DARK_DICE)
         reading = read_tray(rendered.image, D6)
         _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+
+
+def test_a_dark_die_beside_others_on_a_real_photo_is_not_called_blurred(test_data: Path) -> None:
+    # A real photo (train split) of 22 resting dice: a dark marbled 6 with red pips, little edge of its own, was
+    # called blurred when the edges at its wide crop's corners (its neighbours') counted as much as its own
+    # (vision.read.BLUR_WINDOW).
+    photo = test_data / "rows" / "IMG_20191208_111316.jpg"
+    reading = read_tray(cv2.imread(str(photo)), D6)
+    assert len(reading.dice) >= 21
+    assert "blurred" not in {d.reason for d in reading.dice}

@@ -413,3 +413,17 @@ def test_a_dark_die_beside_others_on_a_real_photo_is_not_called_blurred(test_dat
     reading = read_tray(cv2.imread(str(photo)), D6)
     assert len(reading.dice) >= 21
     assert "blurred" not in {d.reason for d in reading.dice}
+
+
+def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() -> None:
+    from vision.read import _without_cluster_boxes
+
+    pair = [_die_at((80, 100), 35, "3"), _die_at((120, 100), 35, "6")]
+    cluster = _die_at((100, 100), 80, "6", sure=False)            # one box over both: no die of its own
+    lone = [_die_at((300, 100), 35, "2"), _die_at((300, 100), 60, "4", sure=False)]   # over one die: kept, stacked
+    read_sure = _die_at((500, 100), 80, "5")                        # read sure: kept whatever lies inside it
+    inside = [_die_at((480, 100), 20, "1"), _die_at((520, 100), 20, "1")]
+    dice = [*pair, cluster, *lone, read_sure, *inside]
+    assert _without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
+    turned = replace(cluster, candidate=replace(cluster.candidate, rect=((100, 100), (80, 20), 90.0)))
+    assert _without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not

@@ -51,9 +51,14 @@ STACKED_SIZE_RATIO = 1.5
 # side are such parts seen bigger. On the tuning sets (seeds 2,000,000+) it found 4 more of 1,184 virtual d6 dice
 # (4 more read right) and 1 more of 500 Excape dice (2 more read right: one had been read unsure in parts), no
 # hazard tray read otherwise; the parts were 0.48-0.67 of the big die, and at 0.6 one d6 and both Excape dice were
-# lost. On those 60 trays of big dark dice, 45 -> 111 of 240 dice read right.
+# lost. On those 60 trays of big dark dice, 45 -> 105 of 240 dice read right (111 without SAME_DIE_CENTRED).
 PART_OF_BIG_DIE = 0.7
 BIG_APART = 1.2
+# A spot of the usual look within this much of the big die's side from its centre, and more than this part of its
+# side, is the same die, the big box too big for it: read in that box, a marbled 3 the usual look left unsure was
+# read as a sure 2 (Excape tuning tray 2,001,075). The parts seen were the pip of a 1 (centred, 0.49 of the side) or
+# off the centre (0.25-0.47 of the side away).
+SAME_DIE_CENTRED = (0.2, 0.6)
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
 TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked
 # Blur is judged on each die cut wider (CLOSER_LOOK_MARGIN), its whole outline in view: cut tight, a crop can clip
@@ -287,6 +292,14 @@ def _in_square(point: tuple[float, float], rect: tuple[tuple[float, float], tupl
     return abs(along) < w / 2 and abs(across) < h / 2
 
 
+def _part_of(spot: LocatedDie, big: LocatedDie) -> bool:
+    """Whether a spot of the usual look may be a part of a big die seen with the frame shrunk, not the same die in
+    a box too big for it (SAME_DIE_CENTRED)."""
+    offset = np.hypot(spot.rect[0][0] - big.rect[0][0], spot.rect[0][1] - big.rect[0][1])
+    limit = PART_OF_BIG_DIE if offset >= SAME_DIE_CENTRED[0] * big.side else SAME_DIE_CENTRED[1]
+    return spot.side <= limit * big.side
+
+
 def _with_big_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, located: list[LocatedDie],
                    dice: list[_Die], model: DieModel) -> list[_Die]:
     """The dice read, with the big dice the frame shrunk shows (vision.locate.find_big_spots) in place of the spots
@@ -308,7 +321,7 @@ def _with_big_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, loc
     for big in located_dice(work, spots, tray):
         inside = [c for c in located if _in_square(c.rect[0], (big.rect[0], (big.side, big.side), 0.0))]
         others = [c.side for c in sure if c not in inside]
-        if inside and all(c.side <= PART_OF_BIG_DIE * big.side and c not in sure for c in inside) and (
+        if inside and all(_part_of(c, big) and c not in sure for c in inside) and (
                 not others or big.side <= STACKED_SIZE_RATIO * float(np.median(others))):
             parts[big] = inside
     parts = {big: inside for big, inside in parts.items() if not any(

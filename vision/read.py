@@ -304,7 +304,8 @@ def _with_big_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, loc
                    dice: list[_Die], model: DieModel) -> list[_Die]:
     """The dice read, with the big dice the frame shrunk shows (vision.locate.find_big_spots) in place of the spots
     the usual look saw inside them, when:
-    - each of those spots is much smaller than the big die (PART_OF_BIG_DIE) and none was read as a sure face;
+    - each of those spots is a part of it (_part_of: much smaller, not the same die found whole) and none was read
+      as a sure face;
     - nothing else in doubt lies near it (BIG_APART);
     - it is no bigger beside the other dice read sure than a stacked pair would be (STACKED_SIZE_RATIO);
     - it reads as a sure face, inside the frame (a hand at the frame's edge, seen smaller, can look like a die cut by

@@ -42,7 +42,8 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
     # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
     # Nor leaning (a die cocked against the wall shows two faces: no look of either).
-    dice = [c for c in find_dice(work) if not c.touches_edge and c.probability >= TEACH_SURE_DIE]
+    # No faint peaks sought: every one is far below TEACH_SURE_DIE.
+    dice = [c for c in find_dice(work, faint=None) if not c.touches_edge and c.probability >= TEACH_SURE_DIE]
     dice = [c for c, leaning in zip(dice, not_flat(work, dice), strict=True) if leaning < NOT_FLAT]
     if not dice:
         return []

@@ -283,12 +283,19 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(test_data: 
     assert decided == [("3", "unclear")]
 
 
+def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,
+            edge: bool = False, probability: float = 0.9) -> _Die:
+    (cx, cy), half = centre, side / 2
+    located = LocatedDie(box=(round(cx - half), round(cy - half), round(side), round(side)),
+                         rect=(centre, (side, side), 0.0), touches_edge=edge, probability=probability)
+    appearance = None if face is None else f"pips:{face}"
+    return _Die(located, FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
+
+
 def _located_die(side: float, face: str = "5", tilted: bool = False) -> _Die:
     """A located die read by the classifier as a sure face (or as tilted), sharp and with edges all ways."""
-    die = LocatedDie(box=(100, 100, round(side), round(side)),
-                     rect=((100 + side / 2, 100 + side / 2), (side, side), 0.0), touches_edge=False,
-                     probability=0.9)
-    return _Die(die, FaceGuess(f"pips:{face}", 0.95, not tilted, tilted), sharpness=1.0, isotropy=0.9)
+    die = _die_at((100 + side / 2, 100 + side / 2), side, face)
+    return replace(die, guess=FaceGuess(f"pips:{face}", 0.95, not tilted, tilted))
 
 
 def test_a_faint_die_counts_only_when_read_as_a_sure_face_inside_the_frame() -> None:
@@ -316,15 +323,6 @@ def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face
     assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT), False, 40, 1.0) == "cocked"
     assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT - 0.01), False, 40, 1.0) is None
     assert _doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
-
-
-def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,
-            edge: bool = False, probability: float = 0.9) -> _Die:
-    (cx, cy), half = centre, side / 2
-    located = LocatedDie(box=(round(cx - half), round(cy - half), round(side), round(side)),
-                         rect=(centre, (side, side), 0.0), touches_edge=edge, probability=probability)
-    appearance = None if face is None else f"pips:{face}"
-    return _Die(located, FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
 
 
 def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -266,21 +266,20 @@ def test_a_marbled_excape_six_is_not_read_as_a_seven() -> None:
     assert matched and reading.dice[next(iter(matched))].face in ("6", UNKNOWN_FACE)
 
 
-def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(test_data: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    # A real photo: the two usual reads cannot decide one of its 3s; the mean of eight views reads it, right.
-    photo = test_data / "photos" / "IMG_20191209_100121.jpg"
-    image = cv2.imread(str(photo))
-    truth = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-    reading = read_tray(image, D6)
-    _never_silently_wrong(reading, [d.label for d in truth], [d.box for d in truth])
+def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtual tuning tray: the two usual reads cannot decide one of its dice, a 4; the mean of eight views reads
+    # it, right. (The repo's real photos had such a die, a 3, until the nets' inputs were standardised outside
+    # their graphs: their boxes moved by a pixel, and the usual reads now decide it.)
+    rendered = render_tray(2_000_010, D6)
+    reading = read_tray(rendered.image, D6)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     import vision.recognise
 
     monkeypatch.setattr(vision.recognise, "needs_closer_look", lambda guess, model: False)
-    without = read_tray(image, D6)
+    without = read_tray(rendered.image, D6)
     assert [d.box for d in without.dice] == [d.box for d in reading.dice]
     decided = [(d.face, w.reason) for d, w in zip(reading.dice, without.dice, strict=True) if d.sure and not w.sure]
-    assert decided == [("3", "unclear")]
+    assert decided == [("4", "unclear")]
 
 
 def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,

@@ -6,10 +6,11 @@ an OpenCV traceback at the first throw, and never a reader that quietly computes
 - a missing or unreadable weights file;
 - a committed weights file that is not the one committed (a half-copied install, a worn SD card): its SHA-256
   differs from the one recorded with its known answer;
-- an OpenCV whose dnn module computes the net wrongly. OpenCV 4.x (and OpenCV 5's "classic" engine) load these nets
-  without a word, but get their first step, each image to zero mean and unit contrast (ReduceMean), wrong: the face
-  classifier's logits on a tray's dice come out up to 2.7 off. So each committed net is run once, when loaded, on an
-  input kept in KNOWN_ANSWERS with the output ONNX's own reference evaluator gave for it
+- an OpenCV whose dnn module computes the net wrongly. OpenCV 4.x (and OpenCV 5's "classic" engine) loaded the
+  nets when their first step, each image to zero mean and unit contrast (ReduceMean), was part of their graph, and
+  computed that step wrongly without a word: the face classifier's logits on a tray's dice came out up to 2.7 off.
+  That step is done here now (`standardise`), but a net's answer is never taken on trust: each committed net is run
+  once, when loaded, on an input kept in KNOWN_ANSWERS with the output ONNX's own reference evaluator gave for it
   (vision/training/known_answers.py records them), and refused if it answers otherwise.
 
 Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked.
@@ -29,17 +30,27 @@ from vision.models import ModelError
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 KNOWN_ANSWERS = WEIGHTS_DIR / "known_answers.npz"
 # A net's answer may differ from the reference by this much, relative to the reference's largest value: float sums
-# in another order (another CPU, SIMD width) stay below 1e-4; OpenCV 4.14 is 0.14-0.34 off on the recorded inputs.
+# in another order (another CPU, SIMD width) stay below 1e-4; OpenCV 4.14 was 0.14-0.34 off on the recorded inputs
+# while the nets standardised their input in their graphs.
 ANSWER_TOLERANCE = 1e-3
 
 
-def load_net(weights: Path, what: str) -> cv2.dnn.Net:
-    """The ONNX net at `weights`; ModelError, naming `what` net it is, if the file is missing or unreadable, or
-    (for a committed net) is not the committed file or is computed wrongly by this OpenCV."""
+def standardise(images: np.ndarray) -> np.ndarray:
+    """Each image of a float32 batch (N, C, H, W) to zero mean and unit contrast over all its channels and pixels:
+    every net's first step (as vision.training.export.standardise while it learned), done before the net runs."""
+    centred = images - images.mean(axis=(1, 2, 3), keepdims=True, dtype=np.float32)
+    return centred / np.sqrt((centred * centred).mean(axis=(1, 2, 3), keepdims=True) + np.float32(1e-3))
+
+
+def load_net(weights: Path, what: str, engine: int | None = None) -> cv2.dnn.Net:
+    """The ONNX net at `weights`, on OpenCV's dnn `engine` (cv2.dnn.ENGINE_*; by default the one OpenCV picks);
+    ModelError, naming `what` net it is, if the file is missing or unreadable, or (for a committed net) is not the
+    committed file or is computed wrongly by this OpenCV."""
     if not weights.is_file():
         raise ModelError(f"{what} weights missing: {weights} (reinstall dice-companion)")
     try:
-        net = cv2.dnn.readNetFromONNX(str(weights))
+        # From the file's path: OpenCV 5.0 ignores the engine asked for when given the file's bytes.
+        net = cv2.dnn.readNetFromONNX(str(weights), cv2.dnn.ENGINE_AUTO if engine is None else engine)
     except cv2.error as error:
         raise ModelError(f"{what} weights unreadable: {weights} is not a valid ONNX net "
                          f"(reinstall dice-companion): {str(error).strip().splitlines()[-1]}") from error

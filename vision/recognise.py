@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.models import DieModel, ModelError
-from vision.nets import load_net
+from vision.nets import load_net, standardise
 
 CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
 CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
@@ -114,8 +114,9 @@ def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
 
 
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
-    """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32 in 0..1, the network's input."""
-    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32, in 0..1 then standardised (as the nets
+    learned them): the network's input."""
+    return standardise(np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0)
 
 
 class FaceNet:

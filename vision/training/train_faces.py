@@ -8,8 +8,9 @@ centrally symmetric, so the centroid of the pip pixels is the face's centre on e
 
     /tmp/trainvenv/bin/python -m vision.training.train_faces PATCHES.npz [MORE.npz ...] --out vision/weights/faces.onnx
 
-The exported net takes (N, 3, CROP_SIZE, CROP_SIZE) float BGR in 0..1 and gives "logits" (N, len(CLASSES))
-and "embedding" (N, EMBED), its last hidden layer (the reader uses only the logits).
+The exported net takes (N, 3, CROP_SIZE, CROP_SIZE) float BGR crops, each standardised (vision.nets.standardise:
+0..1 pixels to zero mean and unit contrast), and gives "logits" (N, len(CLASSES)) and "embedding" (N, EMBED), its
+last hidden layer (the reader uses only the logits).
 """
 
 from __future__ import annotations
@@ -24,18 +25,11 @@ import torch
 from torch import nn
 
 from vision.recognise import CLASSES, CROP_MARGIN, CROP_SIZE, EMBED
+from vision.training.export import export_trunk, standardise
 from vision.training.extract_crops import DIE_PX, PATCH, centred_crop
 from vision.training.photos import held_out_groups
 
 DISTIL_TEMPERATURE = 3.0   # softens the teacher's outputs so the student also learns which faces look alike
-
-
-def standardise(x: torch.Tensor) -> torch.Tensor:
-    """Each image of a batch (N, C, H, W) to zero mean and unit contrast over all its channels and pixels, as the
-    first step of a net's graph (so the exported ONNX file is the whole net, and the reader feeds it raw 0..1
-    pixels)."""
-    centred = x - x.mean(dim=(1, 2, 3), keepdim=True)
-    return centred / torch.sqrt((centred * centred).mean(dim=(1, 2, 3), keepdim=True) + 1e-3)
 
 
 def learning_rate(text: str) -> float:
@@ -48,8 +42,7 @@ def learning_rate(text: str) -> float:
 
 class FaceNet(nn.Module):
     def __init__(self, n_classes: int = len(CLASSES), embed: int = EMBED, widths: tuple[int, int, int] = (32, 64, 128),
-                 crop_size: int = CROP_SIZE, convs: tuple[int, int, int] = (1, 2, 2), standardise: bool = True
-                 ) -> None:
+                 crop_size: int = CROP_SIZE, convs: tuple[int, int, int] = (1, 2, 2)) -> None:
         super().__init__()
 
         def block(cin: int, cout: int, n: int) -> nn.Sequential:
@@ -60,7 +53,6 @@ class FaceNet(nn.Module):
             return nn.Sequential(*layers, nn.MaxPool2d(2))
 
         a, b, c = widths
-        self.standardise = standardise
         # three halvings, e.g. 32 -> 4
         self.features = nn.Sequential(block(3, a, convs[0]), block(a, b, convs[1]), block(b, c, convs[2]))
         side = crop_size // 8   # three poolings, each rounding down (28 -> 14 -> 7 -> 3)
@@ -68,11 +60,12 @@ class FaceNet(nn.Module):
         self.head = nn.Linear(embed, n_classes)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        if self.standardise:
-            # Each crop to zero mean and unit contrast: a die's pips are a pattern of contrast, whatever the
-            # dice colour, tray or exposure, so a small net need not learn every brightness. Inside the graph,
-            # so the ONNX file is the whole classifier.
-            x = standardise(x)
+        # Each crop to zero mean and unit contrast: a die's pips are a pattern of contrast, whatever the dice
+        # colour, tray or exposure, so a small net need not learn every brightness.
+        return self.trunk(standardise(x))
+
+    def trunk(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The net from the standardised crops on: what the ONNX file holds (vision.training.export)."""
         e = self.embed(self.features(x))
         return self.head(e), e
 
@@ -220,9 +213,13 @@ def load_saved(path: str, crop_size: int) -> tuple[FaceNet, dict]:
         raise SystemExit(f"{path} is not a net saved by train_faces --save-torch (expected its shape and state)")
     if saved["shape"]["crop_size"] != crop_size:
         raise SystemExit(f"the net {path} takes {saved['shape']['crop_size']} px crops, this one {crop_size}")
-    net = FaceNet(**saved["shape"])
+    # Nets saved before the standardisation left the graph record that they used it; none is trained without it now.
+    shape = {key: value for key, value in saved["shape"].items() if key != "standardise"}
+    if not saved["shape"].get("standardise", True):
+        raise SystemExit(f"{path} was trained on raw pixels; the reader standardises every crop")
+    net = FaceNet(**shape)
     net.load_state_dict(saved["state"])
-    return net.eval(), saved["shape"]
+    return net.eval(), shape
 
 
 def distillation_loss(logits: torch.Tensor, teacher: FaceNet, x: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -245,8 +242,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--val-every", type=int, default=5, help="hold out every N-th photo / tray for validation")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--convs", default="1,2,2", help="convolutions in each of the three blocks")
-    parser.add_argument("--no-standardise", action="store_true", help="feed raw 0..1 pixels, not each crop "
-                        "brought to zero mean and unit contrast")
     parser.add_argument("--aligned", action="store_true", help="train on crops turned by quarter turns and a few "
                         "degrees, not any angle")
     parser.add_argument("--teacher", help="a trained net saved with --save-torch: the student also learns its soft "
@@ -281,7 +276,7 @@ def main(argv: list[str]) -> int:
     die_idx = train[classes[train] != none_class]
 
     shape = {"widths": tuple(int(w) for w in args.widths.split(",")), "convs": tuple(int(c) for c in
-             args.convs.split(",")), "crop_size": crop_size, "standardise": not args.no_standardise}
+             args.convs.split(",")), "crop_size": crop_size}
     if args.init:
         net, shape = load_saved(args.init, crop_size)
         net.train()     # its weights, to train on
@@ -334,9 +329,7 @@ def main(argv: list[str]) -> int:
     net.eval()
     if args.save_torch:
         torch.save({"shape": shape, "state": net.state_dict()}, args.save_torch)
-    torch.onnx.export(net, torch.zeros(1, 3, crop_size, crop_size), args.out, input_names=["crops"],
-                      output_names=["logits", "embedding"], dynamic_axes={"crops": {0: "n"}}, opset_version=13,
-                      dynamo=False, do_constant_folding=True)
+    export_trunk(net, (1, 3, crop_size, crop_size), args.out, "crops", ["logits", "embedding"], {"crops": {0: "n"}})
     print(f"wrote {args.out}")
     return 0
 

@@ -8,8 +8,8 @@ more: they are what a table's camera sees, and the only flat dice not rendered.
 
     PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.train_flat A.npz [B.npz ...] --out flat.onnx
 
-The exported net takes (N, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE) float (BGR in 0..1, then the ramp) and gives
-"logits" (N, 2): lying flat, not lying flat.
+The exported net takes (N, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE) float (the BGR crop standardised as
+vision.nets.standardise does, then the ramp) and gives "logits" (N, 2): lying flat, not lying flat.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ import torch
 from torch import nn
 
 from vision.flat import FLAT_CROP_SIZE
+from vision.training.export import export_trunk, standardise
 from vision.training.flat_data import PATCH
 from vision.training.photos import held_out_groups
-from vision.training.train_faces import learning_rate, relight, standardise
+from vision.training.train_faces import learning_rate, relight
 
 COCKED_REPEATS = 3      # each cocked die is shown this many times an epoch (about 1 die in 6 is cocked)
 REAL_REPEATS = 3        # and each die of a photo this many times
@@ -47,9 +48,13 @@ class FlatNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         # The colour crop to zero mean and unit contrast (a cocked die is a shape, whatever its colour or the
-        # light), inside the graph so the ONNX file is the whole check; the ramp plane as it is.
+        # light); the ramp plane as it is.
         colour, position = x[:, :3], x[:, 3:]
-        return self.head(self.features(torch.cat([standardise(colour), position], dim=1)))
+        return self.trunk(torch.cat([standardise(colour), position], dim=1))
+
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        """The net from the standardised crop (and its ramp) on: what the ONNX file holds."""
+        return self.head(self.features(x))
 
 
 def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -139,9 +144,7 @@ def main(argv: list[str]) -> int:
               f"cocked caught {np.mean(cocked >= bar):.3f}  ({time.monotonic() - started:.0f} s)", flush=True)
     if args.save_torch:
         torch.save(net.state_dict(), args.save_torch)
-    torch.onnx.export(net, torch.zeros(1, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE), args.out, input_names=["dice"],
-                      output_names=["logits"], dynamic_axes={"dice": {0: "n"}}, opset_version=13, dynamo=False,
-                      do_constant_folding=True)
+    export_trunk(net, (1, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE), args.out, "dice", ["logits"], {"dice": {0: "n"}})
     print(f"wrote {args.out}")
     return 0
 

@@ -22,8 +22,9 @@ import torch
 from torch import nn
 
 from vision.locate import OUTPUTS, SIDE_UNIT, STRIDE, decode
+from vision.training.export import export_trunk, standardise
 from vision.training.photos import held_out_groups
-from vision.training.train_faces import learning_rate, standardise
+from vision.training.train_faces import learning_rate
 
 WINDOW = 160        # training window side, locator pixels (a fully convolutional net reads any size at run time)
 
@@ -50,8 +51,12 @@ class LocatorNet(nn.Module):
         self.head[-1].bias.data[0] = -4.0     # centres are rare: start the centre map near zero
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Each frame to zero mean and unit contrast inside the graph: exposure and tray colour vary.
-        return self.head(self.body(standardise(x)))
+        # Each frame to zero mean and unit contrast: exposure and tray colour vary.
+        return self.trunk(standardise(x))
+
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        """The net from the standardised frame on: what the ONNX file holds."""
+        return self.head(self.body(x))
 
 
 def _recolour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -234,9 +239,8 @@ def main(argv: list[str]) -> int:
     if args.save_torch:
         torch.save({"width": width, "stem": stem, "dilations": dilations, "state": net.state_dict()},
                    args.save_torch)
-    torch.onnx.export(net, torch.zeros(1, 3, 240, 320), args.out, input_names=["frame"], output_names=["maps"],
-                      dynamic_axes={"frame": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}}, opset_version=13,
-                      dynamo=False, do_constant_folding=True)
+    export_trunk(net, (1, 3, 240, 320), args.out, "frame", ["maps"],
+                 {"frame": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}})
     print(f"wrote {args.out}")
     return 0
 

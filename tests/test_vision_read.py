@@ -377,6 +377,80 @@ def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(mo
     assert asked == [] and dice == [pip_a, *tiny]
 
 
+def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_another_die(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import read
+    from vision.locate import Spot
+    from vision.read import GROWN_DIE, PIP_SIZED
+
+    work = np.full((480, 640, 3), 90, np.uint8)
+    sure = [_die_at(c, 50, "3") for c in ((400, 100), (500, 100), (240, 300))]
+    small = 50 * PIP_SIZED - 5            # a spot this much smaller than the dice read sure: a pip, maybe
+    unsure = _die_at((305, 425), 45, "2", sure=False)         # a die-sized spot read unsure
+    read_first = [*sure, unsure]
+    dropped = {                            # spots the classifier took for no die, and what their grown box reads
+        (100.0, 100.0): ("1", True),       # a black 1's pip: read whole
+        (500.0, 300.0): ("4", False),      # read unsure in its grown box: no die
+        (190.0, 300.0): ("1", True),       # its grown box overlaps the 3 read sure beside it: that die's pip
+        (300.0, 420.0): ("1", True),       # the die read unsure lies in its grown box, no part of it: never
+    }
+    located = [d.candidate for d in read_first] + [_die_at(c, small, None).candidate for c in dropped] + [
+        _die_at((400, 102), small, None).candidate,           # inside a die read sure: its pip
+        _die_at((600, 400), 50 * PIP_SIZED + 5, None).candidate]   # not small beside the dice read sure
+    grown = {c: _die_at(c, 2 * small, face, sure=ok) for c, (face, ok) in dropped.items()}
+    squared: list[tuple[float, float]] = []
+
+    def located_dice(work: np.ndarray, spots: list[Spot], tray: object) -> list[LocatedDie]:
+        assert all(s.box_side == GROWN_DIE * round(small) for s in spots)
+        squared.extend(s.centre for s in spots)
+        return [grown[s.centre].candidate for s in spots]
+
+    asked: list[tuple[float, float]] = []
+
+    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
+        asked.extend(c.rect[0] for c in candidates)
+        return [grown[c.rect[0]] for c in candidates]
+
+    monkeypatch.setattr(read, "located_dice", located_dice)
+    monkeypatch.setattr(read, "_read_dice", read_dice)
+    dice = read._with_grown_dice(work, None, located, read_first, D6)
+    assert sorted(squared) == sorted(dropped)
+    assert sorted(asked) == [(100.0, 100.0), (500.0, 300.0)]
+    assert dice == [*read_first, grown[(100.0, 100.0)]]
+    # With no die read sure there is no size to tell a pip by: nothing is grown.
+    squared.clear()
+    assert read._with_grown_dice(work, None, located, [unsure], D6) == [unsure] and squared == []
+
+
+GROWN_LOOK = {"faces": ["1", "2", "1", "3"], "tray": "felt", "die_colour": "black", "die_size": (50, 80)}
+
+
+def test_dark_dice_seen_only_by_a_pip_are_read_and_the_grown_look_adds_no_die_read_wrong(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import read
+
+    def right_and_wrong(seed: int) -> tuple[set[int], set[object]]:
+        """The dice read right (by index), and those read sure and wrong (by index, or a sure box on no die)."""
+        rendered = render_tray(seed, D6, **GROWN_LOOK)
+        reading = read_tray(rendered.image, D6)
+        matches = _matched(reading, rendered)
+        sure = {j: reading.dice[i].face for i, j in matches.items() if reading.dice[i].sure}
+        on_no_die = {d.box for i, d in enumerate(reading.dice) if d.sure and i not in matches}
+        return ({j for j, face in sure.items() if face == rendered.dice[j].label},
+                {j for j, face in sure.items() if face != rendered.dice[j].label} | on_no_die)
+
+    seeds = range(24)
+    grown = {seed: right_and_wrong(seed) for seed in seeds}
+    monkeypatch.setattr(read, "_with_grown_dice", lambda work, tray, located, dice, model: dice)
+    usual = {seed: right_and_wrong(seed) for seed in seeds}
+    # Tray 23: a black 1 and 2 on green felt the usual looks miss (only their pips are seen) are read right.
+    assert len(grown[23][0]) == 3 and len(usual[23][0]) == 1
+    assert sum(len(grown[s][0]) for s in seeds) > sum(len(usual[s][0]) for s in seeds)
+    # Whatever the usual looks read wrong (tray 12: a black 2 read as a 1 by a box on one of its pips), the grown
+    # look reads no more dice wrong, nor puts a sure box where there is no die.
+    assert all(grown[s][1] <= usual[s][1] for s in seeds)
+
+
 BIG_DARK_DICE = {"faces": ["1", "2", "2", "1"], "tray": "felt", "die_colour": "black", "die_size": (60, 70)}
 
 

@@ -103,6 +103,23 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     for trays, dice, flagged, missed, read_sure, accepted in hazard_rows.values():
         assert trays == 1 and dice >= 1 and flagged + missed + read_sure == dice and accepted <= trays
     assert hazard_rows["stacked"][1] == 2     # a stacked pair: both dice have the hazard
+    assert "dice not read right, why:\n  virtual d6: " in out
     assert "ms per frame at 640x480" in out and "ms per frame at 1280x960" in out
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
+
+
+def test_the_bench_says_why_dice_were_not_read_right() -> None:
+    from vision.bench import Tally
+    from vision.result import DieReading, TrayReading
+
+    reading = TrayReading(status="reroll", reason="die 2 is cocked", dice=(
+        DieReading(face="3", confidence=0.9, sure=True, box=(10, 10, 40, 40)),
+        DieReading(face="?", confidence=0.5, sure=False, box=(100, 10, 40, 40), reason="cocked"),
+        DieReading(face="?", confidence=0.4, sure=False, box=(200, 10, 40, 40), reason="unclear"),
+        DieReading(face="?", confidence=0.5, sure=False, box=(300, 10, 40, 40), reason="cocked")))
+    tally = Tally("virtual d6")
+    tally.add(reading, [("3", (10, 10, 40, 40)), ("5", (100, 10, 40, 40)), ("1", (200, 10, 40, 40)),
+                        ("2", (300, 10, 40, 40)), ("6", (400, 300, 40, 40))], "seed 1")
+    assert (tally.dice, tally.found, tally.correct, tally.unsure) == (5, 4, 1, 3)
+    assert tally.why_not_read() == "virtual d6: 1 not found, 2 cocked, 1 unclear"

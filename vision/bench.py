@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ class Tally:
     false_dice: int = 0
     frames: int = 0
     wrong_examples: list[str] = field(default_factory=list)
+    unsure_reasons: Counter[str] = field(default_factory=Counter)   # why the dice found were left unsure
 
     def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]], where: str) -> None:
         from vision.training.photos import match_boxes
@@ -65,6 +67,7 @@ class Tally:
             die = reading.dice[i]
             if not die.sure:
                 self.unsure += 1
+                self.unsure_reasons[die.reason or "unclear"] += 1
             elif die.face == truth[j][0]:
                 self.correct += 1
             else:
@@ -77,6 +80,12 @@ class Tally:
 
         return (f"| {self.name:<23} | {self.frames:>6} | {self.dice:>5} | {pct(self.found)} | {pct(self.correct)} | "
                 f"{pct(self.silently_wrong)} ({self.silently_wrong}) | {pct(self.unsure)} | {self.false_dice:>5} |")
+
+    def why_not_read(self) -> str:
+        """The dice not read right, by why: not found, or unsure by the reason given to the players."""
+        reasons = [f"{self.dice - self.found} not found", *(f"{n} {reason}" for reason, n in
+                                                             self.unsure_reasons.most_common())]
+        return f"{self.name}: {', '.join(reasons)}"
 
 
 HEADER = ("| set                     | frames |  dice |   found | correct | silently wrong | unsure  | false |\n"
@@ -282,6 +291,9 @@ def main(argv: list[str]) -> int:
     print(HEADER)
     for tally in tallies:
         print(tally.row())
+    print("dice not read right, why:")
+    for tally in tallies:
+        print(f"  {tally.why_not_read()}")
     if hazard_tallies:
         print()
         print(HAZARD_HEADER)

@@ -324,6 +324,31 @@ def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face
     assert _doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
 
 
+def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float], _Die],
+                 box_side: float | None = None) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """Fakes for a second look's squaring up (vision.locate.located_dice) and reading (_read_dice): each spot at a
+    centre of `reads` becomes that die (its box `box_side`, when given) and reads as it. Returns the centres squared
+    up and the centres read, as they come."""
+    from vision import read
+    from vision.locate import Spot
+
+    squared: list[tuple[float, float]] = []
+    asked: list[tuple[float, float]] = []
+
+    def located_dice(work: np.ndarray, spots: list[Spot], tray: object) -> list[LocatedDie]:
+        assert box_side is None or all(s.box_side == box_side for s in spots)
+        squared.extend(s.centre for s in spots)
+        return [reads[s.centre].candidate for s in spots]
+
+    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
+        asked.extend(c.rect[0] for c in candidates)
+        return [reads[c.rect[0]] for c in candidates]
+
+    monkeypatch.setattr(read, "located_dice", located_dice)
+    monkeypatch.setattr(read, "_read_dice", read_dice)
+    return squared, asked
+
+
 def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(monkeypatch: pytest.MonkeyPatch) -> None:
     from vision import read
     from vision.locate import Spot
@@ -349,20 +374,7 @@ def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(mo
     }
     spots = [Spot(c, d.candidate.side, 0.8) for c, d in big_reads.items()]
     monkeypatch.setattr(read, "find_big_spots", lambda work, tray: spots)
-    squared: list[tuple[float, float]] = []
-
-    def located_dice(work: np.ndarray, chosen: list[Spot], tray: object) -> list[LocatedDie]:
-        squared.extend(s.centre for s in chosen)
-        return [big_reads[s.centre].candidate for s in chosen]
-
-    asked: list[tuple[float, float]] = []
-
-    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
-        asked.extend(c.rect[0] for c in candidates)
-        return [big_reads[c.rect[0]] for c in candidates]
-
-    monkeypatch.setattr(read, "located_dice", located_dice)
-    monkeypatch.setattr(read, "_read_dice", read_dice)
+    squared, asked = _second_look(monkeypatch, big_reads)
     dice = read._with_big_dice(work, None, located, read_first, D6)
     assert (600.0, 60.0) not in squared and (300.0, 300.0) not in asked
     assert sorted(asked) == [(112.0, 112.0), (200.0, 200.0), (200.0, 420.0), (428.0, 100.0)]
@@ -380,7 +392,6 @@ def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(mo
 def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_another_die(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from vision import read
-    from vision.locate import Spot
     from vision.read import GROWN_DIE, PIP_SIZED
 
     work = np.full((480, 640, 3), 90, np.uint8)
@@ -398,21 +409,7 @@ def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_a
         _die_at((400, 102), small, None).candidate,           # inside a die read sure: its pip
         _die_at((600, 400), 50 * PIP_SIZED + 5, None).candidate]   # not small beside the dice read sure
     grown = {c: _die_at(c, 2 * small, face, sure=ok) for c, (face, ok) in dropped.items()}
-    squared: list[tuple[float, float]] = []
-
-    def located_dice(work: np.ndarray, spots: list[Spot], tray: object) -> list[LocatedDie]:
-        assert all(s.box_side == GROWN_DIE * round(small) for s in spots)
-        squared.extend(s.centre for s in spots)
-        return [grown[s.centre].candidate for s in spots]
-
-    asked: list[tuple[float, float]] = []
-
-    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
-        asked.extend(c.rect[0] for c in candidates)
-        return [grown[c.rect[0]] for c in candidates]
-
-    monkeypatch.setattr(read, "located_dice", located_dice)
-    monkeypatch.setattr(read, "_read_dice", read_dice)
+    squared, asked = _second_look(monkeypatch, grown, box_side=GROWN_DIE * round(small))
     dice = read._with_grown_dice(work, None, located, read_first, D6)
     assert sorted(squared) == sorted(dropped)
     assert sorted(asked) == [(100.0, 100.0), (500.0, 300.0)]

@@ -23,7 +23,7 @@ from typing import Any
 
 from companion.config import Config, load_config
 from companion.controller import Controller
-from companion.errors import ConfigError
+from companion.errors import ConfigError, DiceCompanionError
 from companion.journal import Journal
 from companion.rules import GameSetup
 from companion.sdnotify import notify
@@ -35,6 +35,10 @@ VIRTUAL_SIZE = (320, 240)   # the virtual tray renders fast at this size and the
 IDLE_SECONDS = 0.03         # pause per loop when the camera has no new frame (replay at its end)
 TWIN_FRAME_SECONDS = 1 / 12  # the pace of twin cameras that could otherwise deliver frames as fast as asked
 PHOTO_HOLD_FRAMES = 12      # a replayed photo stays in view this many frames: time to settle and be read
+# A companion that cannot start (a damaged install, no camera) shows why on the table's screen for this long before
+# it exits, and systemd starts it again (a camera plugged back in is then found): long enough to read, and a retry
+# every ~20 s rather than a screen that blinks every 2 s.
+CANNOT_START_SECONDS = 20.0
 
 
 def on_raspberry_pi() -> bool:
@@ -208,38 +212,70 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
+def build_display(config: Config, twin: bool) -> Any:
+    """The table's screen: the OLED the config names, or its twin (the terminal, or none without one)."""
     from hardware.display import DummyDisplay, OledDisplay, TerminalDisplay
+
+    if twin:
+        return TerminalDisplay() if sys.stdout.isatty() else DummyDisplay(record=False)
+    return OledDisplay(config.display.driver, config.display.i2c_port, config.display.i2c_address,
+                       config.display.rotate)
+
+
+def show_cannot_start(display: Any, error: DiceCompanionError) -> None:
+    """Why the companion cannot start, on the table's screen: at the table there is no other (the full message goes
+    to the systemd journal too). A screen that fails as well is logged, never raised over the first error."""
+    from companion import screens
+
+    view = screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
+    try:
+        display.show(screens.render(view).image)
+    except Exception as err:  # the error to report is the one that stopped the start, not the screen's
+        log.error("showing why the companion cannot start failed: %s", err)
+
+
+def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
     from hardware.signals import GpioSignals, SignalTwin
 
     setup = setup_from_config(config)
-    journal = Journal(journal_dir)
     camera_kind = camera_args[0] if camera_args else ("virtual" if twin else config.camera.source)
     if camera_args and len(camera_args) > 2:
         raise ConfigError("--camera takes a kind and, for replay, one path")
     replay_path = camera_args[1] if camera_args and len(camera_args) == 2 else None
-    camera = build_camera(camera_kind, replay_path, config, setup.game, twin)
-    if twin:
-        buttons = _keyboard_with_throw(camera if isinstance(camera, VirtualTrayCamera) else None)
-        display: Any = TerminalDisplay() if sys.stdout.isatty() else DummyDisplay(record=False)
-        signals: Any = SignalTwin()
-        from hardware.buttons import KEY_HELP
+    # The screen first: whatever else fails to start is then shown on it.
+    display = build_display(config, twin)
+    opened: list[Any] = [display]
+    try:
+        journal = Journal(journal_dir)
+        camera = build_camera(camera_kind, replay_path, config, setup.game, twin)
+        opened.append(camera)
+        if twin:
+            buttons = _keyboard_with_throw(camera if isinstance(camera, VirtualTrayCamera) else None)
+            opened.append(buttons)
+            signals: Any = SignalTwin()
+            from hardware.buttons import KEY_HELP
 
-        if getattr(buttons, "active", False):
-            print(KEY_HELP + ("; t = throw the dice" if camera_kind == "virtual" else ""), file=sys.stderr)
+            if getattr(buttons, "active", False):
+                print(KEY_HELP + ("; t = throw the dice" if camera_kind == "virtual" else ""), file=sys.stderr)
+            else:
+                print("standard input is not a terminal: running without buttons (Ctrl-C or SIGTERM stops)",
+                      file=sys.stderr)
         else:
-            print("standard input is not a terminal: running without buttons (Ctrl-C or SIGTERM stops)",
-                  file=sys.stderr)
-    else:
-        from hardware.buttons import GpioButtons
+            from hardware.buttons import GpioButtons
 
-        buttons = GpioButtons({"stop": config.buttons.stop, "reroll": config.buttons.reroll,
-                               "select": config.buttons.select}, config.buttons.hold_seconds,
-                              config.buttons.bounce_seconds)
-        display = OledDisplay(config.display.driver, config.display.i2c_port, config.display.i2c_address,
-                              config.display.rotate)
-        signals = GpioSignals(config.signals.buzzer_pin or None, config.signals.led_pin or None)
-    controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
+            buttons = GpioButtons({"stop": config.buttons.stop, "reroll": config.buttons.reroll,
+                                   "select": config.buttons.select}, config.buttons.hold_seconds,
+                                  config.buttons.bounce_seconds)
+            opened.append(buttons)
+            signals = GpioSignals(config.signals.buzzer_pin or None, config.signals.led_pin or None)
+        opened.append(signals)
+        controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
+    except DiceCompanionError as error:
+        show_cannot_start(display, error)
+        if not twin:
+            time.sleep(CANNOT_START_SECONDS)
+        _close(opened)
+        raise
     # systemd stops the service with SIGTERM: leave through the same path as Ctrl-C, closing every device.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -266,8 +302,13 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
         print(f"\nthe game is saved in {journal.current_path}", file=sys.stderr)
         return 0
     finally:
-        for device in (buttons, camera, display, signals):
-            try:
-                device.close()
-            except Exception as err:  # closing one device must not stop the others closing
-                log.error("closing %s failed: %s", type(device).__name__, err)
+        _close([buttons, camera, display, signals])
+
+
+def _close(devices: list[Any]) -> None:
+    """Close each device, whatever the others do."""
+    for device in devices:
+        try:
+            device.close()
+        except Exception as err:  # closing one device must not stop the others closing
+            log.error("closing %s failed: %s", type(device).__name__, err)

@@ -1,0 +1,76 @@
+"""A companion that cannot start says why on the table's screen: at the table there is no other."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion import app, screens
+from companion.config import Config
+from hardware.display import DummyDisplay
+from hardware.errors import HardwareError
+from vision.models import ModelError
+
+
+def _cannot_start_screen(error: Exception) -> bytes:
+    view = screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
+    return screens.render(view).image.tobytes()
+
+
+def test_a_net_that_cannot_load_is_shown_on_the_screen_and_every_device_opened_is_closed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    display = DummyDisplay()
+    monkeypatch.setattr(app, "build_display", lambda config, twin: display)
+    cameras: list[app.VirtualTrayCamera] = []
+    real_build_camera = app.build_camera
+
+    def build_camera(*args: object) -> app.VirtualTrayCamera:
+        cameras.append(real_build_camera(*args))
+        return cameras[-1]
+
+    damaged = ModelError("face classifier weights unreadable: faces.onnx is not a valid ONNX net "
+                         "(reinstall dice-companion)")
+
+    def watcher(config: Config) -> None:
+        raise damaged
+
+    closed: list[str] = []
+    monkeypatch.setattr(app, "build_camera", build_camera)
+    monkeypatch.setattr(app, "TrayWatcher", watcher)
+    monkeypatch.setattr(app.VirtualTrayCamera, "close", lambda self: closed.append("camera"))
+    monkeypatch.setattr(DummyDisplay, "close", lambda self: closed.append("display"))
+    with pytest.raises(ModelError, match="reinstall"):
+        app.run_interactive(Config(), tmp_path / "journal", True, None)
+    assert display.image is not None and display.image.tobytes() == _cannot_start_screen(damaged)
+    assert not screens.illegible_texts(screens.render(
+        screens.MessageView("Cannot start", (str(damaged),), footer="more: journalctl", big_title=False)))
+    assert len(cameras) == 1 and sorted(closed) == ["camera", "display"]
+
+
+def test_on_the_pi_the_reason_stays_in_view_before_systemd_starts_it_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    display = DummyDisplay()
+    monkeypatch.setattr(app, "build_display", lambda config, twin: display)
+    no_camera = HardwareError("no Pi camera found: is it connected and enabled?")
+
+    def build_camera(*args: object) -> None:
+        raise no_camera
+
+    slept: list[float] = []
+    monkeypatch.setattr(app, "build_camera", build_camera)
+    monkeypatch.setattr(app.time, "sleep", slept.append)
+    with pytest.raises(HardwareError, match="no Pi camera"):
+        app.run_interactive(Config(), tmp_path / "journal", False, None)
+    assert display.image is not None and display.image.tobytes() == _cannot_start_screen(no_camera)
+    assert slept == [app.CANNOT_START_SECONDS]
+
+
+def test_a_screen_that_fails_too_does_not_hide_the_first_error(monkeypatch: pytest.MonkeyPatch,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    class BrokenDisplay(DummyDisplay):
+        def show(self, image: object) -> None:
+            raise HardwareError("OLED not answering on I2C")
+
+    app.show_cannot_start(BrokenDisplay(), HardwareError("no Pi camera found"))
+    assert "showing why the companion cannot start failed: OLED not answering" in caplog.text

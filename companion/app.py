@@ -194,8 +194,13 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    config = load_config(args.config)
     twin = args.twin or args.script is not None or not on_raspberry_pi()
+    try:
+        config = load_config(args.config)
+    except ConfigError as error:
+        if not twin:    # a misspelt key on the Pi: said on the OLED too, as its default settings drive it
+            cannot_start(Config(), False, error)
+        raise
     journal_dir = Path(args.journal) if args.journal else (TWIN_JOURNAL if twin else Path(config.journal.directory))
     if args.script:
         from companion.script import print_result, run_script
@@ -232,6 +237,21 @@ def show_cannot_start(display: Any, error: DiceCompanionError) -> None:
         display.show(screens.render(view).image)
     except Exception as err:  # the error to report is the one that stopped the start, not the screen's
         log.error("showing why the companion cannot start failed: %s", err)
+
+
+def cannot_start(config: Config, twin: bool, error: DiceCompanionError, display: Any = None) -> None:
+    """Show why the companion cannot start on `display` (opened from `config` when None), hold it there on the Pi
+    (CANNOT_START_SECONDS), then close the display. A display that cannot open either is logged, never raised over
+    `error`."""
+    try:
+        display = display if display is not None else build_display(config, twin)
+    except DiceCompanionError as err:
+        log.error("no screen to show why the companion cannot start: %s", err)
+        return
+    show_cannot_start(display, error)
+    if not twin:
+        time.sleep(CANNOT_START_SECONDS)
+    _close([display])
 
 
 def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
@@ -271,10 +291,8 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
         opened.append(signals)
         controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
     except DiceCompanionError as error:
-        show_cannot_start(display, error)
-        if not twin:
-            time.sleep(CANNOT_START_SECONDS)
-        _close(opened)
+        cannot_start(config, twin, error, display)
+        _close(opened[1:])
         raise
     # systemd stops the service with SIGTERM: leave through the same path as Ctrl-C, closing every device.
     signal.signal(signal.SIGTERM, _interrupt)

@@ -74,3 +74,31 @@ def test_a_screen_that_fails_too_does_not_hide_the_first_error(monkeypatch: pyte
 
     app.show_cannot_start(BrokenDisplay(), HardwareError("no Pi camera found"))
     assert "showing why the companion cannot start failed: OLED not answering" in caplog.text
+
+
+def test_a_misspelt_config_on_the_pi_is_shown_on_the_screen_its_default_settings_drive(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.errors import ConfigError
+
+    config = tmp_path / "config.toml"
+    config.write_text("[camra]\nsource = 'picamera2'\n")
+    shown: list[tuple[Config, bool, DummyDisplay]] = []
+
+    def build_display(config: Config, twin: bool) -> DummyDisplay:
+        shown.append((config, twin, DummyDisplay()))
+        return shown[-1][2]
+
+    slept: list[float] = []
+    monkeypatch.setattr(app, "build_display", build_display)
+    monkeypatch.setattr(app.time, "sleep", slept.append)
+    monkeypatch.setattr(app, "on_raspberry_pi", lambda: True)
+    with pytest.raises(ConfigError, match=r"unknown section \[camra\]") as raised:
+        app.main(["--config", str(config)])
+    assert [(c, twin) for c, twin, _ in shown] == [(Config(), False)]
+    assert shown[0][2].image.tobytes() == _cannot_start_screen(raised.value)
+    assert slept == [app.CANNOT_START_SECONDS]
+    # On the twins the terminal already shows the message: no screen is opened for it.
+    shown.clear()
+    with pytest.raises(ConfigError):
+        app.main(["--config", str(config), "--twin"])
+    assert shown == []

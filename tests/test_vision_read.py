@@ -478,7 +478,7 @@ def test_big_dark_dice_are_never_read_sure_and_wrong() -> None:
 def test_a_dark_die_beside_others_on_a_real_photo_is_not_called_blurred(test_data: Path) -> None:
     # A real photo (train split) of 22 resting dice: a dark marbled 6 with red pips, little edge of its own, was
     # called blurred when the edges at its wide crop's corners (its neighbours') counted as much as its own
-    # (vision.read.BLUR_WINDOW).
+    # (vision.blur.BLUR_WINDOW).
     photo = test_data / "rows" / "IMG_20191208_111316.jpg"
     reading = read_tray(cv2.imread(str(photo)), D6)
     assert len(reading.dice) >= 21

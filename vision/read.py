@@ -1,22 +1,24 @@
 """The whole reader: a BGR frame in, a TrayReading out (find the dice, read each face, judge whether to trust it).
 
 The locator (vision.locate) finds the dice; the classifier (vision.recognise) reads each one's face. When a spot
-the locator sees is left in doubt, it looks again at the frame shrunk, for dice too big for its usual scale. A die is
+the locator sees is left in doubt, it looks again at the frame shrunk, for dice too big for its usual scale, and
+reads a small spot it took for no die again in a box twice its size (a dark die seen only by its pip). A die is
 trusted ("sure") only when the classifier is sure of its face and nothing about the die itself casts doubt on it:
 cut by the frame edge, a size outlier or overlapping another die (stacked), not lying flat (cocked: the lying-flat
-check, vision.flat, or the classifier sees it tilted), or much blurrier than the rest (moving or out of focus).
+check, vision.flat, or the classifier sees it tilted), or much blurrier than the rest (moving or out of focus:
+vision.blur).
 Any doubt, or a count that differs from what the players rolled, makes the tray a "reroll" with a reason the
 players can act on."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
+from vision.blur import blurred, edge_measures
 from vision.flat import NOT_FLAT, flat_net, not_flat
 from vision.locate import LocatedDie, Spot, check_tray, find_big_spots, find_dice, located_dice, locator, to_work
 from vision.models import D6, DieModel
@@ -28,7 +30,6 @@ from vision.recognise import (
     crop_die,
     face_net,
     face_template_sets,
-    filter_each,
     guesses,
     look,
     square_up_many,
@@ -72,21 +73,6 @@ PIP_SIZED = 0.7
 GROWN_DIE = 2.0
 OVERLAP_FRACTION = 0.35     # dice whose turned rects overlap this much of the smaller one are stacked
 TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked
-# Blur is judged on each die cut wider (CLOSER_LOOK_MARGIN), its whole outline in view: cut tight, a crop can clip
-# the outline on one side, and a resting die's edges then look one-sided (a 1, with little else to show, most of
-# all). Edges this one-sided, weighted towards the crop's middle (BLUR_WINDOW): smeared by motion.
-MOTION_ISOTROPY = 0.39
-BLUR_RATIO = 0.1            # sharpness below this fraction of the tray's median die: out of focus
-SOMEWHAT_ONE_SIDED, SOMEWHAT_SOFT = 0.55, 0.36   # both at once: blurred too
-# The edges counted with a Gaussian weight this wide (sigma, in crop sides) about the crop's centre: the wide crop's
-# corners often hold a neighbouring die's straight edge or the tray's wall, and a dark die with dark pips (little
-# edge of its own) then looked smeared. Weighted so, with the bars above (chosen on the 200 photos of the train
-# split, 1,479 resting dice, 120 virtual tuning trays and 150 tuning trays with a blurred die, seeds 3,003,000+),
-# 2 resting real dice are called blurred instead of 11 (0.42, 0.1, 0.65, 0.36 unweighted), no virtual one, and 77
-# of the 84 blurred dice found instead of 78; the held-out photos read 98.1 -> 98.4% right, 250 virtual d6
-# tuning trays one die more, the hazard trays (cocked, stacked, blurred, hand) exactly as before. Unweighted,
-# MOTION_ISOTROPY 0.38 had let a blurred die of the benchmark's trays stand as a sure face.
-BLUR_WINDOW = 0.3
 
 
 class ReadError(DiceCompanionError):
@@ -114,45 +100,6 @@ def _check_image(image: np.ndarray) -> np.ndarray:
     if min(image.shape[:2]) < 32:
         raise ReadError(f"image of {image.shape[1]}x{image.shape[0]} px is too small to show dice")
     return image
-
-
-def _gray_stack(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The crops' gray levels (N, h, w) and their x and y Sobel and Laplacian responses, each crop on its own
-    (vision.recognise.filter_each)."""
-    n, h, w = crops.shape[:3]
-    gray = cv2.cvtColor(crops.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY).reshape(n, h, w).astype(np.float32)
-    gx, gy, laplacian = filter_each(gray, lambda tall: cv2.Sobel(tall, cv2.CV_32F, 1, 0),
-                                    lambda tall: cv2.Sobel(tall, cv2.CV_32F, 0, 1),
-                                    lambda tall: cv2.Laplacian(tall, cv2.CV_32F))
-    return gray, gx, gy, laplacian
-
-
-def _isotropy(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
-    """How evenly each crop's edges point in all directions, 0..1 (the structure tensor's eigenvalue ratio, its
-    pixels weighted by _centre_weights), from the crops' Sobel responses (N, h, w).
-
-    A die at rest has edges both ways (its outline, round pips); motion smears away the edges along the motion,
-    whatever the die's colour or contrast.
-    """
-    weights = _centre_weights(*gx.shape[1:])
-    xx, yy, xy = ((a * b * weights).sum(axis=(1, 2), dtype=np.float64) for a, b in ((gx, gx), (gy, gy), (gx, gy)))
-    spread = np.hypot((xx - yy) / 2, xy)
-    largest, smallest = (xx + yy) / 2 + spread, (xx + yy) / 2 - spread
-    return np.where(largest > 0, smallest / np.where(largest > 0, largest, 1.0), 1.0)
-
-
-@cache
-def _centre_weights(h: int, w: int) -> np.ndarray:
-    """(h, w) Gaussian weights about the middle of a crop, BLUR_WINDOW of its side wide."""
-    y, x = np.mgrid[0:h, 0:w]
-    sigma = BLUR_WINDOW * (h + w) / 2
-    return np.exp(-((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (2 * sigma * sigma)).astype(np.float32)
-
-
-def _sharpness(gray: np.ndarray, laplacian: np.ndarray) -> np.ndarray:
-    """Fine detail relative to contrast (Laplacian variance / gray variance) of each crop: low when out of
-    focus."""
-    return laplacian.var(axis=(1, 2)) / (gray.var(axis=(1, 2)) + 25.0)
 
 
 def _overlap(a: LocatedDie, b: LocatedDie) -> float:
@@ -190,9 +137,7 @@ def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpne
         return "stacked"
     # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
     # looks tilted to the net, and "blurred" tells the players what to do (let the dice settle, mind the light).
-    relative_sharpness = die.sharpness / max(median_sharpness, 1e-6)
-    if die.isotropy < MOTION_ISOTROPY or relative_sharpness < BLUR_RATIO or (
-            die.isotropy < SOMEWHAT_ONE_SIDED and relative_sharpness < SOMEWHAT_SOFT):
+    if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6)):
         return "blurred"
     if die.guess.tilted or die.not_flat >= NOT_FLAT:
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
@@ -269,10 +214,10 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
                               margin=CLOSER_LOOK_MARGIN) for i in kept])
     final = confirm(first.take(kept), [read[i].guess for i in kept], crops[kept], model,
                     detail=None if detail is None else detail[kept], templates=templates, wide=wide)
-    gray, gx, gy, laplacian = _gray_stack(wide)
+    sharpness, isotropy = edge_measures(wide)
     leaning = not_flat(work, [located[i] for i in kept])
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
-            in zip(kept, final, _sharpness(gray, laplacian), _isotropy(gx, gy), leaning, strict=True)]
+            in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in dice if _counts_as_die(d)]
 
 

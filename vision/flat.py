@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 from vision.locate import LocatedDie
-from vision.nets import load_net, standardise
-from vision.recognise import crop_die, softmax
+from vision.nets import load_net
+from vision.recognise import crop_die, crops_to_blob, softmax
 
 FLAT_CROP_SIZE = 32         # the net's input side in pixels
 FLAT_CROP_MARGIN = 1.5      # crop side / die side: the die's outline, its shadow and the tray around it
@@ -61,16 +61,13 @@ def ramp(work_size: tuple[int, int], die: LocatedDie, size: int = FLAT_CROP_SIZE
 
 def flat_inputs(work: np.ndarray, dice: list[LocatedDie], size: int = FLAT_CROP_SIZE,
                 margin: float = FLAT_CROP_MARGIN) -> np.ndarray:
-    """The net's input for each die of a work frame: (N, 4, size, size) float32, the BGR crop in 0..1 then
-    standardised (vision.nets.standardise, as the net learned it) and the die's ramp."""
+    """The net's input for each die of a work frame: (N, 4, size, size) float32, the BGR crop as the nets take it
+    (vision.recognise.crops_to_blob: 0..1, then standardised) and the die's ramp."""
     out = np.empty((len(dice), 4, size, size), np.float32)
-    work_size = (work.shape[1], work.shape[0])
-    for i, die in enumerate(dice):
-        out[i, :3] = crop_die(work, die.rect[0], die.side, die.rect[2], size=size, margin=margin).transpose(2, 0, 1)
-        out[i, :3] /= 255.0
-        out[i, 3] = ramp(work_size, die, size, margin)
-    if len(dice):
-        out[:, :3] = standardise(out[:, :3])
+    if dice:
+        out[:, :3] = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2], size=size, margin=margin)
+                                             for d in dice]))
+        out[:, 3] = [ramp((work.shape[1], work.shape[0]), d, size, margin) for d in dice]
     return out
 
 

@@ -227,31 +227,27 @@ def build_display(config: Config, twin: bool) -> Any:
                        config.display.rotate)
 
 
-def show_cannot_start(display: Any, error: DiceCompanionError) -> None:
+def cannot_start(config: Config, twin: bool, error: DiceCompanionError, display: Any = None) -> None:
     """Why the companion cannot start, on the table's screen: at the table there is no other (the full message goes
-    to the systemd journal too). A screen that fails as well is logged, never raised over the first error."""
+    to the systemd journal too). On `display`, or on one opened from `config` for it (and closed again); held there
+    on the Pi (CANNOT_START_SECONDS). A screen that cannot open or show it is logged, never raised over `error`."""
     from companion import screens
 
+    opened_here = display is None
+    try:
+        display = build_display(config, twin) if opened_here else display
+    except DiceCompanionError as err:
+        log.error("no screen to show why the companion cannot start: %s", err)
+        return
     view = screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
     try:
         display.show(screens.render(view).image)
     except Exception as err:  # the error to report is the one that stopped the start, not the screen's
         log.error("showing why the companion cannot start failed: %s", err)
-
-
-def cannot_start(config: Config, twin: bool, error: DiceCompanionError, display: Any = None) -> None:
-    """Show why the companion cannot start on `display` (opened from `config` when None), hold it there on the Pi
-    (CANNOT_START_SECONDS), then close the display. A display that cannot open either is logged, never raised over
-    `error`."""
-    try:
-        display = display if display is not None else build_display(config, twin)
-    except DiceCompanionError as err:
-        log.error("no screen to show why the companion cannot start: %s", err)
-        return
-    show_cannot_start(display, error)
     if not twin:
         time.sleep(CANNOT_START_SECONDS)
-    _close([display])
+    if opened_here:
+        _close([display])
 
 
 def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:
@@ -292,7 +288,7 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
         controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
     except DiceCompanionError as error:
         cannot_start(config, twin, error, display)
-        _close(opened[1:])
+        _close(opened)
         raise
     # systemd stops the service with SIGTERM: leave through the same path as Ctrl-C, closing every device.
     signal.signal(signal.SIGTERM, _interrupt)

@@ -13,9 +13,12 @@ from hardware.errors import HardwareError
 from vision.models import ModelError
 
 
+def _cannot_start_view(error: Exception) -> screens.MessageView:
+    return screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
+
+
 def _cannot_start_screen(error: Exception) -> bytes:
-    view = screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
-    return screens.render(view).image.tobytes()
+    return screens.render(_cannot_start_view(error)).image.tobytes()
 
 
 def test_a_net_that_cannot_load_is_shown_on_the_screen_and_every_device_opened_is_closed(
@@ -43,8 +46,7 @@ def test_a_net_that_cannot_load_is_shown_on_the_screen_and_every_device_opened_i
     with pytest.raises(ModelError, match="reinstall"):
         app.run_interactive(Config(), tmp_path / "journal", True, None)
     assert display.image is not None and display.image.tobytes() == _cannot_start_screen(damaged)
-    assert not screens.illegible_texts(screens.render(
-        screens.MessageView("Cannot start", (str(damaged),), footer="more: journalctl", big_title=False)))
+    assert not screens.illegible_texts(screens.render(_cannot_start_view(damaged)))
     assert len(cameras) == 1 and sorted(closed) == ["camera", "display"]
 
 
@@ -72,7 +74,7 @@ def test_a_screen_that_fails_too_does_not_hide_the_first_error(monkeypatch: pyte
         def show(self, image: object) -> None:
             raise HardwareError("OLED not answering on I2C")
 
-    app.show_cannot_start(BrokenDisplay(), HardwareError("no Pi camera found"))
+    app.cannot_start(Config(), True, HardwareError("no Pi camera found"), BrokenDisplay())
     assert "showing why the companion cannot start failed: OLED not answering" in caplog.text
 
 

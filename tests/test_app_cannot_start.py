@@ -8,6 +8,7 @@ import pytest
 
 from companion import app, screens
 from companion.config import Config
+from companion.journal import Journal
 from hardware.display import DummyDisplay
 from hardware.errors import HardwareError
 from vision.models import ModelError
@@ -43,8 +44,13 @@ def test_a_net_that_cannot_load_is_shown_on_the_screen_and_every_device_opened_i
     monkeypatch.setattr(app, "TrayWatcher", watcher)
     monkeypatch.setattr(app.VirtualTrayCamera, "close", lambda self: closed.append("camera"))
     monkeypatch.setattr(DummyDisplay, "close", lambda self: closed.append("display"))
+    # A game in progress when the companion stopped: a start that fails leaves it as it was, to resume later.
+    in_progress = tmp_path / "journal" / Journal.CURRENT
+    in_progress.parent.mkdir()
+    in_progress.write_text("game mex players=Ann,Bob\nthrow Ann 3 1\n")
     with pytest.raises(ModelError, match="reinstall"):
         app.run_interactive(Config(), tmp_path / "journal", True, None)
+    assert in_progress.read_text() == "game mex players=Ann,Bob\nthrow Ann 3 1\n"
     assert display.image is not None and display.image.tobytes() == _cannot_start_screen(damaged)
     assert not screens.illegible_texts(screens.render(_cannot_start_view(damaged)))
     assert len(cameras) == 1 and sorted(closed) == ["camera", "display"]

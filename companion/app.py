@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import logging
+import re
 import signal
 import sys
 import time
@@ -39,6 +40,10 @@ PHOTO_HOLD_FRAMES = 12      # a replayed photo stays in view this many frames: t
 # it exits, and systemd starts it again (a camera plugged back in is then found): long enough to read, and a retry
 # every ~20 s rather than a screen that blinks every 2 s.
 CANNOT_START_SECONDS = 20.0
+# The folders of a long absolute path in a message (a venv's site-packages, a home directory) would fill the OLED's
+# five lines before the remedy at the end ("reinstall dice-companion"): the file's name says which file. Short
+# paths stay whole (/dev/video0, /etc/dice-companion/companion.toml).
+_FOLDERS = re.compile(r"(?<![\w.~])/(?:[^\s/'\"]+/){3,}(?=[^\s/'\"])")
 
 
 def on_raspberry_pi() -> bool:
@@ -239,7 +244,8 @@ def cannot_start(config: Config, twin: bool, error: DiceCompanionError, display:
     except DiceCompanionError as err:
         log.error("no screen to show why the companion cannot start: %s", err)
         return
-    view = screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
+    view = screens.MessageView("Cannot start", (on_the_screen(str(error)),), footer="more: journalctl",
+                               big_title=False)
     try:
         display.show(screens.render(view).image)
     except Exception as err:  # the error to report is the one that stopped the start, not the screen's
@@ -248,6 +254,12 @@ def cannot_start(config: Config, twin: bool, error: DiceCompanionError, display:
         time.sleep(CANNOT_START_SECONDS)
     if opened_here:
         _close([display])
+
+
+def on_the_screen(message: str) -> str:
+    """An error message as the OLED shows it: long absolute paths as their file names (the journal keeps them
+    whole)."""
+    return _FOLDERS.sub("", message)
 
 
 def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: list[str] | None) -> int:

@@ -423,6 +423,9 @@ def _board(painter: _Painter, view: BoardTurnView, top: int) -> None:
             painter.centred(box_top + 9, "prs", "small", inverted=selected, left=x + 1, right=x + cell - 2)
 
 
+MORE = "..."    # ends a message's last line when the rest does not fit
+
+
 def _render_message(painter: _Painter, view: MessageView) -> None:
     body_top = 0
     if view.title:
@@ -437,7 +440,12 @@ def _render_message(painter: _Painter, view: MessageView) -> None:
         if len(lines) * glyph_size(body_font)[1] <= room:
             break
     line_height = glyph_size(body_font)[1]
-    for index, line in enumerate(lines[: room // line_height]):
+    shown = lines[: room // line_height]
+    if len(shown) < len(lines) and shown:
+        # The text goes on beyond the screen: say so (the rest is where the footer points, if anywhere).
+        columns = max(1, WIDTH // glyph_size(body_font)[0])
+        shown[-1] = shown[-1][: columns - len(MORE)] + MORE
+    for index, line in enumerate(shown):
         painter.text(0, body_top + index * line_height, line, body_font)
     if view.footer:
         painter.text(0, HEIGHT - 8, view.footer, "small")

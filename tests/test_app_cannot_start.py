@@ -15,7 +15,8 @@ from vision.models import ModelError
 
 
 def _cannot_start_view(error: Exception) -> screens.MessageView:
-    return screens.MessageView("Cannot start", (str(error),), footer="more: journalctl", big_title=False)
+    return screens.MessageView("Cannot start", (app.on_the_screen(str(error)),), footer="more: journalctl",
+                               big_title=False)
 
 
 def _cannot_start_screen(error: Exception) -> bytes:
@@ -110,3 +111,18 @@ def test_a_misspelt_config_on_the_pi_is_shown_on_the_screen_its_default_settings
     with pytest.raises(ConfigError):
         app.main(["--config", str(config), "--twin"])
     assert shown == []
+
+
+def test_the_screen_shows_a_long_path_by_its_file_name_so_the_remedy_stays_in_view() -> None:
+    weights = "/opt/dice-companion/.venv/lib/python3.11/site-packages/vision/weights/faces.onnx"
+    damaged = ModelError(f"face classifier weights unreadable: {weights} is not a valid ONNX net "
+                         "(reinstall dice-companion): OpenCV(5.0.0) /io/opencv/modules/dnn/src/onnx/importer.cpp:346")
+    assert app.on_the_screen(str(damaged)).startswith(
+        "face classifier weights unreadable: faces.onnx is not a valid ONNX net (reinstall dice-companion)")
+    rendered = screens.render(_cannot_start_view(damaged))
+    assert "reinstall dice" in " ".join(rendered.strings) and not screens.illegible_texts(rendered)
+    # Short paths say more whole than their file name would; relative ones are as the user typed them.
+    for kept in ("cannot open /dev/video0", "/etc/dice-companion/companion.toml: unknown key 'sorce'",
+                 "unknown die model 'dice/mine.json'", "roll 1/2 and/or 3/4"):
+        assert app.on_the_screen(kept) == kept
+    assert app.on_the_screen("no model '/home/pi/dice/mine.json'") == "no model 'mine.json'"

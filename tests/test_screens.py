@@ -127,6 +127,17 @@ def test_message_falls_back_to_the_small_font_when_the_text_is_long() -> None:
     assert " ".join(t.text for t in rendered.texts[1:]).replace("  ", " ").startswith("roll 7 4 is impossible")
 
 
+def test_a_message_longer_than_the_screen_says_that_it_goes_on() -> None:
+    words = tuple(f"word{n}" for n in range(60))
+    rendered = render(MessageView("Cannot start", (" ".join(words),), footer="more: journalctl", big_title=False))
+    body = [t.text for t in rendered.texts[1:-1]]
+    assert illegible_texts(rendered) == []
+    assert body[-1].endswith("...") and not any(line.endswith("...") for line in body[:-1])
+    assert body[0].startswith("word0") and rendered.strings[-1] == "more: journalctl"
+    fits = render(MessageView("Cannot start", ("no Pi camera found",), footer="more: journalctl"))
+    assert not any("..." in text for text in fits.strings)
+
+
 def test_menu_scrolls_to_keep_the_selected_item_visible() -> None:
     view = MenuView("Menu", tuple(f"item {n}" for n in range(7)), 6)
     rendered = render(view)

@@ -270,11 +270,16 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     # A virtual tuning tray: the two usual reads cannot decide one of its dice, a 4; the mean of eight views reads
     # it, right. (The repo's real photos had such a die, a 3, until the nets' inputs were standardised outside
     # their graphs: their boxes moved by a pixel, and the usual reads now decide it.)
+    # The 4 is also one the classifier half sees tilted: the lying-flat check, sure it lies flat, would have it
+    # judged again without "tilted" (vision.read._judged_lying_flat), and the usual reads would decide it then.
+    # That second judgement is turned off here, so the closer look alone decides.
+    import vision.read
+    import vision.recognise
+
+    monkeypatch.setattr(vision.read, "LYING_FLAT", 0.0)
     rendered = render_tray(2_000_010, D6)
     reading = read_tray(rendered.image, D6)
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
-    import vision.recognise
-
     monkeypatch.setattr(vision.recognise, "needs_closer_look", lambda guess, model: False)
     without = read_tray(rendered.image, D6)
     assert [d.box for d in without.dice] == [d.box for d in reading.dice]
@@ -497,3 +502,45 @@ def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() ->
     assert _without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
     turned = replace(cluster, candidate=replace(cluster.candidate, rect=((100, 100), (80, 20), 90.0)))
     assert _without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
+
+
+def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,
+                                   expect: int | None = None) -> tuple[TrayReading, TrayReading]:
+    """The reading as it is, and with no die judged again for lying flat (vision.read._judged_lying_flat)."""
+    import vision.read
+
+    reading = read_tray(image, model, expect=expect)
+    monkeypatch.setattr(vision.read, "LYING_FLAT", 0.0)
+    return reading, read_tray(image, model, expect=expect)
+
+
+def test_a_flat_die_the_classifier_sees_tilted_is_read_when_the_lying_flat_check_is_sure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtual tuning tray: its 1, low on the left and seen in perspective, shows its sides; the classifier calls
+    # it tilted, the lying-flat check is sure it lies flat.
+    rendered = render_tray(2_000_320, EXCAPE)
+    reading, minding_tilt = _read_lying_flat_judged_or_not(monkeypatch, rendered.image, EXCAPE)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    assert [(d.face, d.reason) for d in minding_tilt.dice] == [("2", None), (UNKNOWN_FACE, "cocked")]
+    assert [(d.face, d.sure) for d in reading.dice] == [("2", True), ("1", True)] and reading.status == "ok"
+
+
+def test_a_die_judged_again_for_lying_flat_keeps_its_doubt_unless_then_read_as_a_sure_face(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A hazard tuning tray: the smeared die is judged again (the check is sure it lies flat), and then taken for no
+    # die at all. It stays the unsure die it was, not a die dropped: six dice were rolled and six are reported.
+    rendered = render_tray(3_003_062, D6, hazards=frozenset({"blurred"}))
+    reading, minding_tilt = _read_lying_flat_judged_or_not(monkeypatch, rendered.image, D6, expect=6)
+    assert reading == minding_tilt and reading.status == "reroll"
+    assert [d.sure for d in reading.dice].count(False) == 1 and len(reading.dice) == 6
+
+
+def test_the_upper_die_of_a_stacked_pair_read_as_its_face_still_makes_the_tray_a_reroll(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A die resting flat on another is flat to the lying-flat check too: judged on its faces alone, the upper die
+    # reads as the face it shows. The lower one, hidden under it, is not found: the count refuses the tray.
+    rendered = render_tray(3_001_002, D6, hazards=frozenset({"stacked"}))
+    reading, minding_tilt = _read_lying_flat_judged_or_not(monkeypatch, rendered.image, D6, expect=2)
+    assert [(d.face, d.reason) for d in minding_tilt.dice] == [(UNKNOWN_FACE, "cocked")]
+    assert [(d.face, d.sure) for d in reading.dice] == [("5", True)]
+    assert reading.status == "reroll" and reading.reason.startswith("expected 2 dice but found 1")

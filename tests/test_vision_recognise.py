@@ -290,3 +290,22 @@ def test_a_face_read_with_some_tilt_is_only_sure_after_a_closer_look_that_clears
     net = _Oriented([leaning] + [still] * 7)     # they see it leaning too: a cocked die, never sure
     guess = read_faces(net.crop, D6, net)[0]
     assert (guess.appearance, guess.sure) == ("pips:5", False)
+
+
+def test_judged_without_tilted_a_face_the_net_half_sees_tilted_is_sure_and_nothing_else_changes() -> None:
+    from vision.recognise import _builtin_guesses
+
+    # A flat die in perspective: its sides show, and the net gives "tilted" more than the 5.
+    seen = _probable({"pips:5": 0.45, "tilted": 0.5, "pips:4": 0.02})
+    minded = _builtin_guesses([seen], D6)[0]
+    assert (minded.appearance, minded.sure, minded.tilted) == ("pips:5", False, True)
+    blind = _builtin_guesses([seen], D6, mind_tilt=False)[0]
+    assert (blind.appearance, blind.sure, blind.tilted) == ("pips:5", True, False)
+    others = (1 - 0.97) / (len(CLASSES) - 3)     # what _probable gives each class not named (the 7 and the X too)
+    assert blind.confidence == pytest.approx(0.45 / (1 - 0.5 - 2 * others))   # among a d6's faces and "none"
+    # Without "tilted", the faces still have to clear every other bar: two faces near each other stay unsure, and
+    # a crop the net calls no die stays no die.
+    torn = _probable({"pips:5": 0.3, "pips:4": 0.25, "tilted": 0.4})
+    assert not _builtin_guesses([torn], D6, mind_tilt=False)[0].sure
+    nothing = _probable({"none": 0.85, "tilted": 0.1})
+    assert _builtin_guesses([nothing], D6, mind_tilt=False)[0].appearance is None

@@ -34,6 +34,10 @@ WEIGHTS = Path(__file__).resolve().parent / "weights" / "flat.onnx"
 # 1 of 313 real dice, 1 of 2,310 flat d6 and none of 993 Excape dice cocked, and 4 of 199 cocked dice still stood
 # as a sure face; at 0.5, 1, 1 and 1 flat dice for 3 cocked ones; at 0.9, none for 8.
 NOT_FLAT = 0.7
+# Below this probability the check is sure a die lies flat: the reader then judges a die its usual reads left unsure
+# on its faces alone, the face classifier's "tilted" left out (vision.read._judged_lying_flat). 0.01 and 0.03 read
+# the tuning sets alike.
+LYING_FLAT = 0.01
 
 
 def ramp(work_size: tuple[int, int], die: LocatedDie, size: int = FLAT_CROP_SIZE,

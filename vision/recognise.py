@@ -193,15 +193,20 @@ def _check_builtin_faces(model: DieModel) -> None:
                          "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
 
 
-def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = False) -> list[FaceGuess]:
+def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = False, mind_tilt: bool = True
+                     ) -> list[FaceGuess]:
     """The face on each crop from its views' logits: sure only if every view gives the best face at least
     SURE_PROBABILITY, "tilted" staying below SURE_TILTED; or, by_mean (a closer look's many views), if their mean
-    does, "tilted" staying below CLOSER_LOOK_TILTED."""
+    does, "tilted" staying below CLOSER_LOOK_TILTED. Without mind_tilt, "tilted" is left out (its probability 0):
+    for dice the lying-flat check is sure lie flat (vision.read)."""
     _check_builtin_faces(model)
     appearances = [f.appearance for f in model.faces]
     n = len(appearances)
     columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("tilted"), CLASSES.index("none")]
-    views = [softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
+    if mind_tilt:
+        views = [softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
+    else:
+        views = [np.insert(softmax(view[:, columns[:n] + columns[-1:]]), n, 0.0, axis=1) for view in logits]
     mean = np.mean(views, axis=0)
     guesses = []
     for i in range(mean.shape[0]):
@@ -420,11 +425,12 @@ def _turned(images: np.ndarray, quarter_turns: int) -> np.ndarray:
     return images if quarter_turns % 4 == 0 else np.ascontiguousarray(np.rot90(images, quarter_turns, axes=(1, 2)))
 
 
-def guesses(views: list[View], model: DieModel) -> list[FaceGuess]:
-    """The face on each crop from one or more views of the same crops (sure only if all views agree)."""
+def guesses(views: list[View], model: DieModel, mind_tilt: bool = True) -> list[FaceGuess]:
+    """The face on each crop from one or more views of the same crops (sure only if all views agree); without
+    mind_tilt, the net's "tilted" left out (a taught face never minds it)."""
     if model.taught:
         return _taught_guesses(views, model)
-    return _builtin_guesses([v.logits for v in views], model)
+    return _builtin_guesses([v.logits for v in views], model, mind_tilt=mind_tilt)
 
 
 def _has_close_rival(appearance: str, model: DieModel) -> bool:
@@ -445,12 +451,13 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
 
 def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
             detail: np.ndarray | None = None, templates: list[np.ndarray] | None = None,
-            net: FaceClassifier | None = None, wide: np.ndarray | None = None) -> list[FaceGuess]:
+            net: FaceClassifier | None = None, wide: np.ndarray | None = None, mind_tilt: bool = True
+            ) -> list[FaceGuess]:
     """The final guesses for crops read once (`first`, giving `first_guesses`): the dice that need it are read
     again turned a quarter (with their detail crops and the templates, for a taught model), and judged on both
     reads (the first one's template matches are reused, not computed again); the built-in faces still unsure then
     get a closer look (look_closer), on `wide`, the same dice cut at CLOSER_LOOK_MARGIN, or on `crops` as they are
-    without it."""
+    without it. Without mind_tilt, every judgement leaves the net's "tilted" out."""
     if wide is not None and wide.shape != crops.shape:
         raise ValueError(f"the wide crops must be the same dice at the same size: shape {wide.shape}, "
                          f"crops {crops.shape}")
@@ -459,12 +466,12 @@ def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, mode
     if again:
         second = look(crops[again], SECOND_READ_TURNS, net, detail=None if detail is None else detail[again],
                       templates=templates)
-        for i, guess in zip(again, guesses([first.take(again), second], model), strict=True):
+        for i, guess in zip(again, guesses([first.take(again), second], model, mind_tilt), strict=True):
             final[i] = guess
     undecided = [i for i, g in enumerate(final) if needs_closer_look(g, model)]
     if undecided:
         closer = crops if wide is None else wide
-        for i, guess in zip(undecided, look_closer(closer[undecided], model, net), strict=True):
+        for i, guess in zip(undecided, look_closer(closer[undecided], model, net, mind_tilt), strict=True):
             final[i] = guess
     return final
 
@@ -482,13 +489,14 @@ def _eight_ways(crops: np.ndarray) -> list[np.ndarray]:
     return [_turned(c, k) for c in (crops, mirrored) for k in range(4)]
 
 
-def look_closer(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = None) -> list[FaceGuess]:
+def look_closer(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = None, mind_tilt: bool = True
+                ) -> list[FaceGuess]:
     """The faces of dice the usual reads left unsure, read by the full net in all eight ways a face can lie (pips,
     the 7 and the X look the same mirrored) and judged on the mean of the eight (_builtin_guesses by_mean)."""
     net = net or face_net()
     decisive = net.full if isinstance(net, FaceCascade) else net
     logits = decisive.run(np.concatenate(_eight_ways(crops)))      # one batch: a net call has its own overhead
-    return _builtin_guesses(np.split(logits, 8), model, by_mean=True)
+    return _builtin_guesses(np.split(logits, 8), model, by_mean=True, mind_tilt=mind_tilt)
 
 
 def read_faces(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = None,

@@ -12,7 +12,7 @@ import pytest
 from vision.flat import NOT_FLAT
 from vision.locate import LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
-from vision.read import SAME_DIE_CENTRED, STACKED_SIZE_RATIO, ReadError, _Die, _doubt, read_tray
+from vision.read import SAME_DIE_CENTRED, STACKED_SIZE_RATIO, ReadError, _Die, _doubt, _overlap, read_tray
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels
@@ -502,6 +502,37 @@ def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() ->
     assert _without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
     turned = replace(cluster, candidate=replace(cluster.candidate, rect=((100, 100), (80, 20), 90.0)))
     assert _without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
+
+
+def test_a_smaller_box_the_classifier_cannot_read_mostly_inside_a_die_read_sure_is_part_of_it() -> None:
+    from vision.read import PART_INSIDE, PART_SIDE, _without_parts_of_sure_dice
+
+    five = _die_at((100, 100), 40, "5")
+    part = _die_at((92, 92), 24, "1", sure=False)               # two pips of the 5, boxed apart: no die
+    assert _without_parts_of_sure_dice([five, part]) == [five]
+    # Kept: a box read sure (a die of its own), one as big as the die (stacked on it, or the same die seen twice),
+    # one mostly outside it (a die beside it, half hidden).
+    sure_part = replace(part, guess=FaceGuess("pips:1", 0.9, True))
+    as_big = _die_at((96, 96), 40 * PART_SIDE + 1, "1", sure=False)
+    beside = _die_at((124, 100), 20, "1", sure=False)           # 6 of its 20 px across inside the 5
+    assert 0 < _overlap(beside.candidate, five.candidate) < PART_INSIDE
+    for kept in (sure_part, as_big, beside):
+        assert _without_parts_of_sure_dice([five, kept]) == [five, kept]
+    assert _without_parts_of_sure_dice([replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]) == [
+        replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]       # no die read sure: nothing to be part of
+
+
+def test_a_virtual_die_whose_pips_the_locator_also_boxed_apart_is_read_not_called_stacked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A virtual tuning tray: the locator put a second, smaller box over two pips of its 4.
+    import vision.read
+
+    rendered = render_tray(2_000_755, D6)
+    reading = read_tray(rendered.image, D6, expect=len(rendered.dice))
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    assert reading.status == "ok"
+    monkeypatch.setattr(vision.read, "PART_INSIDE", 1.1)         # no box is ever that much inside another
+    assert "is stacked" in (read_tray(rendered.image, D6, expect=len(rendered.dice)).reason or "")
 
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,

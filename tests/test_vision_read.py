@@ -427,6 +427,37 @@ def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_a
 GROWN_LOOK = {"faces": ["1", "2", "1", "3"], "tray": "felt", "die_colour": "black", "die_size": (50, 80)}
 
 
+def test_two_pip_sized_spots_near_each_other_are_read_again_as_one_die_between_them() -> None:
+    from vision.read import GROWN_DIE, PAIR_BOX, PAIR_REACH, _grown_spots
+
+    pips = [_die_at((200, 200), 20, None).candidate, _die_at((228, 228), 20, None).candidate]    # a black 2's
+    lone = _die_at((400, 100), 20, None).candidate
+    far = _die_at((200 + 20 * PAIR_REACH + 30, 200), 20, None).candidate
+    spots = _grown_spots([*pips, lone])
+    apart = float(np.hypot(28, 28))
+    assert [(s.centre, s.box_side) for s in spots] == [((214.0, 214.0), PAIR_BOX * apart), ((400, 100), GROWN_DIE * 20)]
+    # Close pips: the box is never smaller than a pip's grown box. Two spots farther apart: two dice, each grown.
+    close = [_die_at((200, 200), 20, None).candidate, _die_at((205, 200), 20, None).candidate]
+    assert [s.box_side for s in _grown_spots(close)] == [GROWN_DIE * 20]
+    assert [s.centre for s in _grown_spots([pips[0], far])] == [pips[0].rect[0], far.rect[0]]
+
+
+def test_a_black_two_on_felt_seen_only_by_its_two_pips_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import read
+
+    rendered = render_tray(13, D6, **GROWN_LOOK)
+    two = next(j for j, d in enumerate(rendered.dice) if d.label == "2")
+
+    def read_as() -> dict[int, str]:
+        reading = read_tray(rendered.image, D6)
+        _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+        return {j: reading.dice[i].face for i, j in _matched(reading, rendered).items() if reading.dice[i].sure}
+
+    assert read_as().get(two) == "2"
+    monkeypatch.setattr(read, "PAIR_REACH", 0.0)      # each pip grown alone: neither box holds the die
+    assert two not in read_as()
+
+
 def test_dark_dice_seen_only_by_a_pip_are_read_and_the_grown_look_adds_no_die_read_wrong(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from vision import read

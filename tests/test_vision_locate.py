@@ -107,13 +107,15 @@ def test_dice_outside_the_tray_are_left_out_and_dice_at_its_edge_may_be_cut(monk
     work = np.full((480, 640, 3), 200, np.uint8)
     spots = [Spot((100.0, 100.0), 40.0, 0.9),      # inside, clear of the edges
              Spot((52.0, 300.0), 40.0, 0.9),       # its box reaches the tray's left edge (x = 40)
-             Spot((20.0, 300.0), 40.0, 0.9),       # outside the tray
+             Spot((15.0, 300.0), 40.0, 0.9),       # outside the tray; its box reaches 5 px out of the frame
+             Spot((300.0, 460.0), 40.0, 0.9),      # outside the tray; its box just reaches the frame's bottom edge
              Spot((620.0, 30.0), 40.0, FAINT_PEAK - 0.01)]     # below even a faint die's peak
     monkeypatch.setattr(locate, "locator", lambda: _FakeLocator(spots))
     dice = find_dice(work, tray=(40, 40, 560, 400))
     assert [d.rect[0] for d in dice] == [(100.0, 100.0), (52.0, 300.0)]
     assert [d.touches_edge for d in dice] == [False, True]
-    assert [d.touches_edge for d in find_dice(work)] == [False, False, True]
+    # A box is the die's within ~15%: a die whose box only just reaches the edge is taken for whole (EDGE_CORE).
+    assert [d.touches_edge for d in find_dice(work)] == [False, False, True, False]
 
 
 def test_a_faint_peak_away_from_every_die_is_a_faint_die(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -250,9 +250,9 @@ def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray,
     wrong, and 4 more of 1,948 dice on 600 trays with a cocked die (none of them the cocked one); the held-out and
     other train-split photos read as before, and no more trays with a cocked, blurred or stacked die were accepted.
     A die resting flat on another is flat to the check too: 15 more of the stacked pairs' dice (of 300, 150 tuning
-    trays) read as a sure face, each the upper die, the one whose face shows. The tray is still refused: the dice
-    found are one fewer than those rolled (`expect`; the table always knows it), or the lower die, found too,
-    overlaps it."""
+    trays) read as a sure face, each the face one die of its pair shows (in the ten looked at, the upper die's).
+    Their trays are still refused: the dice found are one fewer than those rolled (`expect`; the table always knows
+    it), or the lower die, found too, overlaps the upper one."""
     again = [k for k, (guess, lean) in enumerate(zip(final, leaning, strict=True))
              if not guess.sure and guess.appearance is not None and lean < LYING_FLAT]
     if not again:

@@ -794,6 +794,11 @@ def _compact(code: str, text: str, game: Game) -> str:
         return text.split(" stays")[0] + " stays"
     if code == "limit":
         return text.replace("the others may throw", "others:")
+    if code == "end_round":
+        # "Cid ends the round early on 500; Ann does not throw and survives": with the round's result below it, the
+        # long form took the screen's last line (the points).
+        return (text.replace(" the round early on ", " early on ").replace(" does not throw and survives", " survives")
+                .replace(" do not throw and survive", " survive"))
     return text
 
 

@@ -118,9 +118,13 @@ def test_a_replayed_photo_folder_holds_each_photo_long_enough_to_settle(tmp_path
     assert faces == [["2", "4"], ["3", "6"]]  # natural order: mex-42 before mex-63, each read once
 
 
-@pytest.mark.parametrize(("game", "players", "options"), [("mex", 3, {"lives": 1}), ("excape", 4, {"goal": 5})])
-def test_every_screen_of_a_whole_game_is_legible(game: str, players: int, options: dict,
-                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("game", "players", "seed", "options"), [
+    ("mex", 3, 6, {"lives": 1}),
+    ("mex", 3, 1, {}),          # the README's demo: a round ended early, its result and points on one screen
+    ("excape", 4, 6, {"goal": 5}),
+])
+def test_every_screen_of_a_whole_game_is_legible_and_whole(game: str, players: int, seed: int, options: dict,
+                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from companion import screens
 
     problems: list[str] = []
@@ -131,10 +135,12 @@ def test_every_screen_of_a_whole_game_is_legible(game: str, players: int, option
         rendered = real_render(view)
         kinds.add(type(view).__name__)
         problems.extend(f"{type(view).__name__}: {p}" for p in screens.illegible_texts(rendered))
+        if isinstance(view, screens.MessageView) and any(t.endswith(screens.MORE) for t in rendered.strings):
+            problems.append(f"MessageView {view.title!r} cut short: {view.lines}")
         return rendered
 
     monkeypatch.setattr(screens, "render", checked_render)
-    result = play_demo(game, players, seed=6, options=options, journal_dir=tmp_path / "j", gif=None)
+    result = play_demo(game, players, seed=seed, options=options, journal_dir=tmp_path / "j", gif=None)
     assert result.game.over
     assert problems == []
     assert {"MessageView"} < kinds

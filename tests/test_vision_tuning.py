@@ -1,0 +1,46 @@
+"""The tuning-set tool: what the reader made of every die, compared die by die, never on the benchmark's seeds."""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from vision.training import tuning
+
+
+def test_a_set_read_twice_compares_equal_and_a_die_newly_read_wrong_is_marked(tmp_path: Path) -> None:
+    record = tuning.read_set("d6", trays=2)
+    assert {tray for tray, _ in record.dice} == {str(tuning.TUNING_SEED_START), str(tuning.TUNING_SEED_START + 1)}
+    assert tuning.summary(record).startswith(f"d6: {len(record.dice)} dice, found ")
+    saved = tmp_path / "d6.pkl"
+    saved.write_bytes(pickle.dumps(record))
+    assert tuning.compare(record, pickle.loads(saved.read_bytes())) == []
+
+    key, die = next((k, d) for k, d in record.dice.items() if d.right)
+    wrong = "1" if die.label != "1" else "2"
+    changed = replace(record, dice={**record.dice, key: replace(die, face=wrong)},
+                      accepted=dict.fromkeys(record.accepted, False))
+    lines = tuning.compare(record, changed)
+    assert lines[0] == f"tray {key[0]} die {key[1]} ({die.label}): {die.label} -> {wrong} NEW WRONG"
+    assert sum("accepted" in line for line in lines) == sum(record.accepted.values())
+
+
+def test_hazard_sets_alternate_the_models_and_are_read_expecting_the_dice_thrown() -> None:
+    record = tuning.read_set("cut", trays=2)
+    first = tuning.HAZARD_SEED_START + 1_000 * tuning.HAZARDS.index("cut")
+    assert sorted(record.accepted) == [str(first), str(first + 1)]
+    assert sum(d.hazard for d in record.dice.values()) == 2       # one die cut by the edge a tray
+    assert "hazard dice 2" in tuning.summary(record)
+
+
+def test_the_benchmarks_seeds_are_refused() -> None:
+    for first, trays in ((1_000_000, 1), (999_990, 20), (1_999_999, 5)):
+        with pytest.raises(SystemExit, match="benchmark's seeds"):
+            tuning.check_tuning_seeds(first, trays)
+    tuning.check_tuning_seeds(2_000_000, 1_000)
+    tuning.check_tuning_seeds(0, 1_000)
+    with pytest.raises(SystemExit, match="unknown tuning set"):
+        tuning.read_set("dice", trays=1)

@@ -1,0 +1,195 @@
+"""Tuning sets for the reader's rules: read one, keep what every die was read as, and compare two such records.
+
+How a rule or a bar of vision/read.py is chosen: read the tuning sets with the code before and after, compare die by
+die, and look at every die read otherwise, above all any die newly read sure and wrong. Never the benchmark's data
+(vision.bench: the test split's photos, virtual seeds 1,000,000-1,999,999): the figures that count are on data the
+rules were not chosen on.
+
+Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as in the benchmark):
+- "held-out-photos": every 5th photo of the real train split (photos.held_out_groups); "other-photos": the rest
+  (the nets were trained on those: a check, not a figure);
+- "d6", "excape": virtual trays of that model, seeds from TUNING_SEED_START (`--look` sets the renderer's look,
+  e.g. '{"die_colour": "marbled"}');
+- "cocked", "stacked", "cut", "blurred", "hand": virtual trays with that hazard, d6 and Excape in turn, seeds from
+  HAZARD_SEED_START + 1,000 per hazard, read expecting the dice thrown as the table does.
+
+    .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/before.pkl
+    (change the code)
+    .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/after.pkl
+    .venv/bin/python -m vision.training.tuning compare /tmp/before.pkl /tmp/after.pkl
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import pickle
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.bench import BENCH_SEED_START, MATCH_IOU
+from vision.models import D6, EXCAPE, DieModel
+
+TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
+HAZARD_SEED_START = 3_000_000        # hazard tuning trays: + 1,000 per hazard, in HAZARDS order
+HAZARDS = ("cocked", "stacked", "cut", "blurred", "hand")
+PHOTO_SETS = ("held-out-photos", "other-photos")
+SETS = (*PHOTO_SETS, "d6", "excape", *HAZARDS)
+
+
+@dataclass(frozen=True)
+class DieRecord:
+    """One die of a tuning set and what the reader made of it (face, sure, reason: None when not found)."""
+
+    label: str
+    hazard: bool
+    face: str | None
+    sure: bool | None
+    reason: str | None
+
+    @property
+    def right(self) -> bool:
+        return bool(self.sure) and self.face == self.label
+
+    @property
+    def wrong(self) -> bool:
+        return bool(self.sure) and self.face != self.label
+
+
+@dataclass
+class SetRecord:
+    """A tuning set as read: every die by (tray, die index), every tray's status."""
+
+    name: str
+    dice: dict[tuple[str, int], DieRecord] = field(default_factory=dict)
+    accepted: dict[str, bool] = field(default_factory=dict)
+    false_dice: int = 0                 # sure dice where there is no die
+
+
+def check_tuning_seeds(first: int, trays: int) -> None:
+    """Refuse (SystemExit, with the reason) virtual trays that would reach the benchmark's seeds."""
+    if first < BENCH_SEED_START * 2 and first + trays > BENCH_SEED_START:
+        raise SystemExit(f"tuning trays must not use the benchmark's seeds {BENCH_SEED_START:,}-"
+                         f"{2 * BENCH_SEED_START - 1:,}: {trays} trays from seed {first:,}")
+
+
+def _frames(name: str, first: int | None, trays: int, look: dict) -> Iterator[tuple[str, np.ndarray, list, DieModel,
+                                                                                   bool]]:
+    """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set."""
+    if name in PHOTO_SETS:
+        from vision.training.photos import load_split
+
+        for index, photo in enumerate(load_split("train")):
+            if (index % 5 == 0) == (name == "held-out-photos"):
+                yield photo.path.name, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
+        return
+    from vision.virtual_tray import render_tray
+
+    hazard = name in HAZARDS
+    start = first if first is not None else (
+        HAZARD_SEED_START + 1_000 * HAZARDS.index(name) if hazard else TUNING_SEED_START)
+    check_tuning_seeds(start, trays)
+    for seed in range(start, start + trays):
+        model = (D6 if (seed - start) % 2 == 0 else EXCAPE) if hazard else (D6 if name == "d6" else EXCAPE)
+        rendered = render_tray(seed, model, hazards=frozenset({name}) if hazard else frozenset(), **look)
+        yield (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model, hazard)
+
+
+def read_set(name: str, trays: int = 250, first: int | None = None, look: dict | None = None) -> SetRecord:
+    """Read a tuning set with the reader as it is now."""
+    from vision.read import read_tray
+    from vision.training.photos import match_boxes
+
+    if name not in SETS:
+        raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
+    record = SetRecord(name)
+    look = {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
+    for tray, image, truth, model, expect in _frames(name, first, trays, look):
+        reading = read_tray(image, model, expect=len(truth) if expect else None)
+        record.accepted[tray] = reading.status == "ok"
+        matched = {j: i for i, j in match_boxes([d.box for d in reading.dice], [box for _, box, _ in truth],
+                                                MATCH_IOU).items()}
+        record.false_dice += sum(d.sure for i, d in enumerate(reading.dice) if i not in matched.values())
+        for j, (label, _, hazard) in enumerate(truth):
+            die = reading.dice[matched[j]] if j in matched else None
+            record.dice[(tray, j)] = DieRecord(label, hazard, die and die.face, die and die.sure, die and die.reason)
+    return record
+
+
+def summary(record: SetRecord) -> str:
+    """One line: dice, found, read right and wrong, why the others were not read right, trays accepted."""
+    dice = list(record.dice.values())
+    n = max(len(dice), 1)
+    why = collections.Counter("not found" if d.face is None else d.reason for d in dice
+                              if not d.right and not d.wrong)
+    hazard = [d for d in dice if d.hazard]
+    line = (f"{record.name}: {len(dice)} dice, found {sum(d.face is not None for d in dice) / n:.2%}, "
+            f"right {sum(d.right for d in dice) / n:.2%} ({sum(d.right for d in dice)}), "
+            f"wrong {sum(d.wrong for d in dice)}, sure on no die {record.false_dice}; "
+            f"not read right: {dict(why.most_common())}; trays accepted {sum(record.accepted.values())} "
+            f"of {len(record.accepted)}")
+    if hazard:
+        line += (f"; hazard dice {len(hazard)}: read sure {sum(bool(d.sure) for d in hazard)}, "
+                 f"not found {sum(d.face is None for d in hazard)}")
+    return line
+
+
+def compare(old: SetRecord, new: SetRecord) -> list[str]:
+    """Every die read otherwise (face or sure), and every tray accepted otherwise, old -> new; NEW WRONG marks a die
+    read sure and wrong now that was not before, HAZARD a die with the set's hazard."""
+    if old.dice.keys() != new.dice.keys():
+        raise SystemExit(f"the records are not of the same dice ({old.name}: {len(old.dice)}, "
+                         f"{new.name}: {len(new.dice)})")
+    lines = []
+    for key, was in old.dice.items():
+        now = new.dice[key]
+        if (was.face, was.sure) != (now.face, now.sure):
+            marks = " NEW WRONG" if now.wrong and not was.wrong else ""
+            marks += " HAZARD" if was.hazard else ""
+            lines.append(f"tray {key[0]} die {key[1]} ({was.label}): {_said(was)} -> {_said(now)}{marks}")
+    lines += [f"tray {tray}: accepted {ok} -> {new.accepted[tray]}" for tray, ok in old.accepted.items()
+              if new.accepted[tray] != ok]
+    return lines
+
+
+def _said(die: DieRecord) -> str:
+    if die.face is None:
+        return "not found"
+    return die.face if die.sure else f"unsure ({die.reason})"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    read = commands.add_parser("read", help="read a tuning set, print its summary, save what each die was read as")
+    read.add_argument("set", choices=SETS)
+    read.add_argument("--trays", type=int, default=250, help="virtual trays (photo sets: every photo of theirs)")
+    read.add_argument("--first", type=int, help="first seed (default: the set's own)")
+    read.add_argument("--look", type=json.loads, default={}, help="renderer look, JSON (vision.virtual_tray.Look)")
+    read.add_argument("--save", type=Path, help="where to keep the record, for compare")
+    both = commands.add_parser("compare", help="every die two records of the same set read otherwise")
+    both.add_argument("old", type=Path)
+    both.add_argument("new", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "read":
+        if args.trays < 1:
+            raise SystemExit(f"--trays must be at least 1, got {args.trays}")
+        record = read_set(args.set, args.trays, args.first, args.look)
+        print(summary(record))
+        if args.save:
+            args.save.write_bytes(pickle.dumps(record))
+        return 0
+    old, new = (pickle.loads(path.read_bytes()) for path in (args.old, args.new))
+    for line in compare(old, new):
+        print(line)
+    print(f"before: {summary(old)}\nafter:  {summary(new)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

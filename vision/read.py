@@ -227,12 +227,13 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     # The kept dice cut wider, their whole outline in view: for the closer look, and to judge blur by.
     wide = np.stack([crop_die(work, located[i].rect[0], located[i].side, located[i].rect[2],
                               margin=CLOSER_LOOK_MARGIN) for i in kept])
-    final = confirm(first.take(kept), [read[i].guess for i in kept], crops[kept], model,
+    first_kept, crops_kept = first.take(kept), crops[kept]
+    final = confirm(first_kept, [read[i].guess for i in kept], crops_kept, model,
                     detail=None if detail is None else detail[kept], templates=templates, wide=wide)
     sharpness, isotropy = edge_measures(wide)
     leaning = not_flat(work, [located[i] for i in kept])
     if not model.taught:
-        final = _judged_lying_flat(first.take(kept), final, leaning, crops[kept], wide, model)
+        final = _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in dice if _counts_as_die(d)]

@@ -290,10 +290,14 @@ def _header(painter: _Painter, left: str, right: str = "") -> None:
         painter.text(WIDTH - 2 - right_width, 0, right, "medium", inverted=True)
 
 
+def columns(font_name: str, width: int = WIDTH) -> int:
+    """How many characters of a font fit in `width` pixels (at least one)."""
+    return max(1, width // glyph_size(font_name)[0])
+
+
 def wrap(text: str, font_name: str, width: int = WIDTH) -> list[str]:
     """Word-wrap `text` to lines of at most `width` pixels."""
-    columns = max(1, width // glyph_size(font_name)[0])
-    return textwrap.wrap(_printable(text), columns, break_long_words=True) or [""]
+    return textwrap.wrap(_printable(text), columns(font_name, width), break_long_words=True) or [""]
 
 
 # ---------------------------------------------------------------- screens
@@ -443,8 +447,7 @@ def _render_message(painter: _Painter, view: MessageView) -> None:
     shown = lines[: room // line_height]
     if len(shown) < len(lines) and shown:
         # The text goes on beyond the screen: say so (the rest is where the footer points, if anywhere).
-        columns = max(1, WIDTH // glyph_size(body_font)[0])
-        shown[-1] = shown[-1][: columns - len(MORE)] + MORE
+        shown[-1] = shown[-1][: columns(body_font) - len(MORE)] + MORE
     for index, line in enumerate(shown):
         painter.text(0, body_top + index * line_height, line, body_font)
     if view.footer:

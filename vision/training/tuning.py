@@ -82,10 +82,11 @@ def _frames(name: str, first: int | None, trays: int, look: dict) -> Iterator[tu
                                                                                    bool]]:
     """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set."""
     if name in PHOTO_SETS:
-        from vision.training.photos import load_split
+        from vision.training.photos import held_out_groups, load_split
 
-        for index, photo in enumerate(load_split("train")):
-            if (index % 5 == 0) == (name == "held-out-photos"):
+        photos = load_split("train")
+        for photo, held_out in zip(photos, held_out_groups(np.arange(len(photos))), strict=True):
+            if held_out == (name == "held-out-photos"):
                 yield photo.path.name, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
         return
     from vision.virtual_tray import render_tray

@@ -14,8 +14,8 @@ from vision.flat import FlatNet
 from vision.locate import WEIGHTS as LOCATOR_WEIGHTS
 from vision.locate import Locator
 from vision.models import ModelError
-from vision.nets import KNOWN_ANSWERS, WEIGHTS_DIR, check_known_answer, file_digest, load_net
-from vision.recognise import QUICK_WEIGHTS, FaceNet
+from vision.nets import KNOWN_ANSWERS, STANDARD_FLOOR, WEIGHTS_DIR, check_known_answer, file_digest, load_net
+from vision.recognise import QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
 COMMITTED = [LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, FLAT_WEIGHTS]
@@ -76,3 +76,20 @@ def test_a_net_with_no_recorded_answer_is_refused_and_a_net_outside_the_weights_
     candidate = tmp_path / "flat.onnx"      # a net just trained, being evaluated: loaded as it is
     shutil.copy(FLAT_WEIGHTS, candidate)
     FlatNet(candidate).not_flat(np.zeros((1, 4, 32, 32), np.float32))
+
+
+@pytest.mark.parametrize("shape", [(1, 240, 320, 3), (5, 28, 28, 3), (3, 32, 32, 3)])
+def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_learned_it(
+        shape: tuple[int, ...]) -> None:
+    # The sums the trainers do (vision.training.export.standardise), written out plainly in float64: crops_to_blob
+    # gets them from bytes in fewer passes, and must not drift from them. The last image is flat (one grey): the
+    # floor keeps it at zero rather than blowing its noise-free pixels up.
+    images = np.random.default_rng(len(shape) + shape[0]).integers(0, 256, shape, dtype=np.uint8)
+    images[-1] = 117
+    x = images.transpose(0, 3, 1, 2).astype(np.float64) / 255.0
+    centred = x - x.mean(axis=(1, 2, 3), keepdims=True)
+    expected = centred / np.sqrt((centred ** 2).mean(axis=(1, 2, 3), keepdims=True) + STANDARD_FLOOR)
+    blob = crops_to_blob(images)
+    assert blob.dtype == np.float32 and blob.shape == expected.shape
+    np.testing.assert_allclose(blob, expected, atol=2e-5)
+    assert np.abs(blob[-1]).max() < 1e-4

@@ -79,15 +79,19 @@ def to_locator_scale(work: np.ndarray) -> tuple[np.ndarray, float]:
 def decode(maps: np.ndarray, scale: float, threshold: float = PEAK_PROBABILITY) -> list[Spot]:
     """The dice in the net's output (OUTPUTS, h, w): centre logits, log size, x and y offsets; scale: work to
     locator pixels (sizes are learned at INPUT_SCALE; the frame's rounding to whole pixels shifts it a little)."""
+    return _one_per_die(_peaks(maps, scale, threshold))
+
+
+def _peaks(maps: np.ndarray, scale: float, threshold: float) -> list[Spot]:
+    """Every local maximum of the centre map of at least `threshold`, as a spot (row by row, as numpy finds them)."""
     heat = _sigmoid(maps[0])
-    size_unit = SIDE_UNIT * INPUT_SCALE / scale
     peaks = (heat >= threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
-    spots = []
-    for y, x in zip(*np.nonzero(peaks), strict=True):
-        cx = (x + float(maps[2, y, x])) * STRIDE / scale
-        cy = (y + float(maps[3, y, x])) * STRIDE / scale
-        spots.append(Spot((cx, cy), size_unit * float(np.exp(maps[1, y, x])), float(heat[y, x])))
-    return _one_per_die(spots)
+    ys, xs = np.nonzero(peaks)
+    cxs = (xs + maps[2, ys, xs].astype(np.float64)) * STRIDE / scale
+    cys = (ys + maps[3, ys, xs].astype(np.float64)) * STRIDE / scale
+    sides = SIDE_UNIT * INPUT_SCALE / scale * np.exp(maps[1, ys, xs]).astype(np.float64)
+    return [Spot((float(cx), float(cy)), float(side), float(p))
+            for cx, cy, side, p in zip(cxs, cys, sides, heat[ys, xs], strict=True)]
 
 
 def _one_per_die(spots: list[Spot]) -> list[Spot]:
@@ -127,10 +131,12 @@ class Locator:
         """The peaks of at least `threshold`; with `faint`, then the fainter ones of at least `faint` too, decoded
         on their own (so they never change which of the clear ones are kept), from one run of the net."""
         maps, scale = self.maps(work)
-        clear = decode(maps, scale, threshold)
         if faint is None or faint >= threshold:
-            return clear
-        return clear + [s for s in decode(maps, scale, faint) if s.probability < threshold]
+            return decode(maps, scale, threshold)
+        # The clear peaks are among the faint ones: the map is searched once.
+        every = _peaks(maps, scale, faint)
+        clear = _one_per_die([s for s in every if s.probability >= threshold])
+        return clear + [s for s in _one_per_die(every) if s.probability < threshold]
 
 
 @cache

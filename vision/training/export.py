@@ -2,7 +2,7 @@
 
 Each net learns on its input brought to zero mean and unit contrast (`standardise`), but the ONNX file holds only
 what comes after that step (the net's `trunk`): the reader standardises the input itself
-(vision.nets.standardise, the same sums in numpy). In the graph, that step (ReduceMean) is what OpenCV 4.x and
+(vision.recognise.crops_to_blob, the same sums). In the graph, that step (ReduceMean) is what OpenCV 4.x and
 OpenCV 5's classic engine compute wrongly; out of it, each net can run on the engine fastest for it.
 """
 

@@ -8,9 +8,9 @@ centrally symmetric, so the centroid of the pip pixels is the face's centre on e
 
     /tmp/trainvenv/bin/python -m vision.training.train_faces PATCHES.npz [MORE.npz ...] --out vision/weights/faces.onnx
 
-The exported net takes (N, 3, CROP_SIZE, CROP_SIZE) float BGR crops, each standardised (vision.nets.standardise:
-0..1 pixels to zero mean and unit contrast), and gives "logits" (N, len(CLASSES)) and "embedding" (N, EMBED), its
-last hidden layer (the reader uses only the logits).
+The exported net takes (N, 3, CROP_SIZE, CROP_SIZE) float BGR crops, each standardised
+(vision.recognise.crops_to_blob: 0..1 pixels to zero mean and unit contrast), and gives "logits" (N, len(CLASSES))
+and "embedding" (N, EMBED), its last hidden layer (the reader uses only the logits).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ more: they are what a table's camera sees, and the only flat dice not rendered.
     PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.train_flat A.npz [B.npz ...] --out flat.onnx
 
 The exported net takes (N, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE) float (the BGR crop standardised as
-vision.nets.standardise does, then the ramp) and gives "logits" (N, 2): lying flat, not lying flat.
+vision.recognise.crops_to_blob does, then the ramp) and gives "logits" (N, 2): lying flat, not lying flat.
 """
 
 from __future__ import annotations

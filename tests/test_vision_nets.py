@@ -93,3 +93,4 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
     assert blob.dtype == np.float32 and blob.shape == expected.shape
     np.testing.assert_allclose(blob, expected, atol=2e-5)
     assert np.abs(blob[-1]).max() < 1e-4
+    assert crops_to_blob(images[:0]).shape == (0, 3, *shape[1:3])

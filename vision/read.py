@@ -100,7 +100,9 @@ TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the media
 # the 112 1s read right at most 0.29; the 227 1s of 300 virtual d6 tuning trays (seeds 2,000,250+) at most 0.11 and
 # the 250 of the train-split photos at most 0.28. Cut 1.15 (as the classifier reads) or 1.3 (the closer look) wide,
 # the wrong 1s still read as 1s. On the next 400 such trays, 2 -> 1 wrong (a big die whose other pip stays out of
-# the wider cut) and none read right lost. On 1,000 virtual tuning trays of each model (seeds 2,000,250+), the
+# the wider cut) and none read right lost. (With the lying-flat check retrained since, a 2 boxed as two pips, one
+# read as a sure 1, is back; its tray is refused, three dice for two.) Of those 800 trays, 3 were accepted with a 2
+# read as a 1, none now. On 1,000 virtual tuning trays of each model (seeds 2,000,250+), the
 # train-split photos and 200 trays of each hazard, no die was read otherwise; counting any face of the classifier,
 # not only the model's, a marbled d6 1 whose swirls looked like a cross (0.44) was made unsure.
 LONE_PIP_MARGIN = 1.6

@@ -121,6 +121,8 @@ def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     Each image's mean and variance come from OpenCV's per-channel sums on its bytes, and the floats are made once
     and scaled in place: for the locator's half-size frame ~0.3 ms against ~2 ms for the same sums in float numpy
     arrays (the dev machine, one core), with the same result to ~1e-6."""
+    if len(crops) == 0:
+        return np.zeros((0, crops.shape[3], *crops.shape[1:3]), np.float32)
     stats = np.array([cv2.meanStdDev(crop) for crop in crops], np.float64).reshape(len(crops), 2, -1)
     means, deviations = stats[:, 0], stats[:, 1]
     mean = means.mean(axis=1)

@@ -12,7 +12,7 @@ players can act on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -250,9 +250,10 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     final = confirm(first_kept, [read[i].guess for i in kept], crops_kept, model,
                     detail=None if detail is None else detail[kept], templates=templates, wide=wide)
     sharpness, isotropy = edge_measures(wide)
-    leaning = not_flat(work, [located[i] for i in kept])
+    located_kept = [located[i] for i in kept]
+    leaning = not_flat(work, located_kept)
     if not model.taught:
-        final = _doubted_ones(work, [located[i] for i in kept],
+        final = _doubted_ones(work, located_kept,
                               _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model), model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
@@ -306,7 +307,7 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     doubted = list(final)
     for k, p in zip(ones, other, strict=True):
         if p >= LONE_PIP_OTHER_FACE:
-            doubted[k] = FaceGuess(final[k].appearance, final[k].confidence, sure=False)
+            doubted[k] = replace(final[k], sure=False)
     return doubted
 
 

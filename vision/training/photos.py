@@ -5,13 +5,16 @@ Used by the training scripts and the benchmark; never at run time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import tomllib
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tray-d6-photos"
+FACES = ("1", "2", "3", "4", "5", "6")
+LABEL_FIXES = Path(__file__).resolve().with_name("label_fixes.toml")
 
 
 @dataclass(frozen=True)
@@ -44,15 +47,70 @@ def read_labels(label_file: Path, width: int, height: int) -> tuple[LabelledDie,
     return tuple(dice)
 
 
-def load_split(split: str, root: Path = DEFAULT_PHOTOS) -> list[LabelledPhoto]:
-    """Photos of split "train" or "test", with their labelled dice (the photos are 640x640)."""
+@dataclass(frozen=True)
+class LabelFix:
+    """A die whose label in the dataset is not the face its photo shows (label_fixes.toml says how each was found)."""
+
+    photo: str          # file name, e.g. IMG_20191209_095555.jpg
+    split: str          # "train" or "test"
+    die: int            # its line in labels/NAME.txt, from 0
+    labelled: str       # the dataset's label
+    shows: str          # the face the photo shows
+
+
+class LabelFixError(ValueError):
+    """label_fixes.toml is malformed, or no longer matches the dataset it fixes."""
+
+
+def label_fixes(path: Path = LABEL_FIXES) -> list[LabelFix]:
+    """The fixes of label_fixes.toml, each checked for sense (a split, two different faces)."""
+    try:
+        entries = tomllib.loads(path.read_text())["fix"]
+        fixes = [LabelFix(str(e["photo"]), str(e["split"]), int(e["die"]), str(e["labelled"]), str(e["shows"]))
+                 for e in entries]
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as err:
+        raise LabelFixError(f"cannot read the photo label fixes {path}: {err!r}") from err
+    for fix in fixes:
+        if fix.split not in ("train", "test") or not {fix.labelled, fix.shows} <= set(FACES) \
+                or fix.labelled == fix.shows:
+            raise LabelFixError(f"label fix for {fix.photo} in {path}: expected split train or test and two "
+                                f"different faces 1-6, got split {fix.split!r}, labelled {fix.labelled!r}, "
+                                f"shows {fix.shows!r}")
+    return fixes
+
+
+def with_label_fixes(photos: list[LabelledPhoto], split: str, fixes: list[LabelFix]) -> list[LabelledPhoto]:
+    """The photos of one split, each die a fix names labelled as the face it shows; a fix that does not match the
+    photos (no such photo or die, or another label than it expects) is refused (LabelFixError)."""
+    by_name = {photo.path.name: k for k, photo in enumerate(photos)}
+    fixed = list(photos)
+    for fix in (f for f in fixes if f.split == split):
+        if fix.photo not in by_name:
+            raise LabelFixError(f"label fix for {fix.photo}: no such photo in the {split} split")
+        photo = fixed[by_name[fix.photo]]
+        if not 0 <= fix.die < len(photo.dice):
+            raise LabelFixError(f"label fix for {fix.photo} die {fix.die}: the photo has {len(photo.dice)} "
+                                "labelled dice; the dataset changed, check the fix again")
+        if photo.dice[fix.die].label != fix.labelled:
+            raise LabelFixError(f"label fix for {fix.photo} die {fix.die}: expected the dataset to label it "
+                                f"{fix.labelled}, it says {photo.dice[fix.die].label}; the dataset changed, "
+                                "check the fix again")
+        dice = list(photo.dice)
+        dice[fix.die] = replace(dice[fix.die], label=fix.shows)
+        fixed[by_name[fix.photo]] = replace(photo, dice=tuple(dice))
+    return fixed
+
+
+def load_split(split: str, root: Path = DEFAULT_PHOTOS, fixed: bool = True) -> list[LabelledPhoto]:
+    """Photos of split "train" or "test", with their labelled dice (the photos are 640x640); with `fixed`, each
+    die of label_fixes.toml labelled as the face it shows."""
     names = [n.strip() for n in (root / f"split_{split}.txt").read_text().split("\n") if n.strip()]
     photos = []
     for name in names:
         stem = Path(name).stem
         photos.append(LabelledPhoto(root / "images" / f"{stem}.jpg",
                                     read_labels(root / "labels" / f"{stem}.txt", 640, 640)))
-    return photos
+    return with_label_fixes(photos, split, label_fixes()) if fixed else photos
 
 
 def save_patches(path: str, data: dict[str, np.ndarray]) -> None:

@@ -19,7 +19,10 @@ from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.virtual_tray import (
     DIE_COLOURS,
     DIE_HAZARDS,
+    PIP_COLOURS,
+    Look,
     RenderError,
+    _die_look,
     empty_tray,
     render_tray,
     roll_frames,
@@ -145,6 +148,22 @@ def test_every_die_colour_renders_with_visible_pips() -> None:
         x, y, w, h = die.box
         crop = rendered.image[y + h // 4:y + 3 * h // 4, x + w // 4:x + 3 * w // 4].astype(float)
         assert crop.std() > 20, f"{colour}: pips must contrast with the body"
+
+
+def test_red_pips_are_drawn_on_request_only_and_stand_out_on_marbled_dice() -> None:
+    for colour in ("black", "marbled", "blue", "white"):
+        for seed in range(4):
+            rendered = render_tray(seed, D6, faces=["5"], die_colour=colour, pip_colour="red", die_size=44,
+                                   size=(200, 160), **CLEAN)
+            (die,) = rendered.dice
+            x, y, w, h = die.box
+            b, g, r = rendered.image[y:y + h, x:x + w].astype(int).transpose(2, 0, 1)
+            red = (r > 110) & (r > g + 60) & (r > b + 60)
+            # five pips are ~6-12% of the box; a marbled die with a red resin would be far redder
+            assert 0.04 < red.mean() < 0.16, f"{colour} seed {seed}: {red.mean():.3f} of the box is red"
+    # never by chance: the benchmark's and the tests' seeded trays keep their looks
+    looks = [_die_look(np.random.default_rng(k), Look()) for k in range(300)]
+    assert all(np.linalg.norm(np.subtract(look.pip, PIP_COLOURS["red"])) > 60 for look in looks)
 
 
 def die_area(changed: np.ndarray, box: tuple[int, int, int, int]) -> int:

@@ -21,7 +21,7 @@ from vision.models import D6, EXCAPE
 from vision.recognise import crop_die
 from vision.training.extract_crops import PATCH, PATCH_SPAN
 from vision.training.photos import label_candidates, save_patches
-from vision.virtual_tray import DIE_COLOURS
+from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS
 
 BENCH_SEED_START = 1_000_000    # seeds from here on are the benchmark's; training renders stay below
 _HAZARD_SETS = (frozenset(), frozenset(), frozenset(), frozenset({"hand"}), frozenset({"blurred"}),
@@ -41,10 +41,11 @@ def class_name(appearance: str) -> str:
     return value if kind == "pips" else "X" if appearance == "symbol:cross" else "none"
 
 
-def extract(trays: int, first_seed: int = 0, excape_faces: bool = False, die_colour: str | None = None
-            ) -> dict[str, np.ndarray]:
+def extract(trays: int, first_seed: int = 0, excape_faces: bool = False, die_colour: str | None = None,
+            pip_colour: str | None = None) -> dict[str, np.ndarray]:
     """Patches from `trays` renders; excape_faces: Excape dice only, mostly showing 7 and X (rare otherwise);
-    die_colour: every die of that colour (vision.virtual_tray.DIE_COLOURS), for more of a look the nets miss."""
+    die_colour, pip_colour: every die of that colour (vision.virtual_tray.DIE_COLOURS), with pips of that colour
+    (PIP_COLOURS), for more of a look the nets miss."""
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
     rng = np.random.default_rng(first_seed)
@@ -60,7 +61,8 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False, die_col
         if excape_faces:
             faces = [str(f) for f in rng.choice(["7", "X", "7", "X", "1", "2", "3", "4", "5", "6"],
                                                 int(rng.integers(2, 9)))]
-        look = {} if die_colour is None else {"die_colour": die_colour}
+        look = {key: value for key, value in (("die_colour", die_colour), ("pip_colour", pip_colour))
+                if value is not None}
         rendered = render_tray(seed, model, hazards=hazards, size=size, faces=faces, **look)
         image = rendered.image
         scale = 640 / image.shape[1]
@@ -92,9 +94,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--first-seed", type=int, default=0)
     parser.add_argument("--excape-faces", action="store_true", help="Excape dice, mostly 7 and X")
     parser.add_argument("--die-colour", choices=DIE_COLOURS, help="every die this colour (default: each its own)")
+    parser.add_argument("--pip-colour", choices=PIP_COLOURS, help="every die's pips this colour (default: each die "
+                        "its own, never red)")
     args = parser.parse_args(argv)
     check_training_seeds(args.first_seed, args.trays)
-    data = extract(args.trays, args.first_seed, args.excape_faces, args.die_colour)
+    data = extract(args.trays, args.first_seed, args.excape_faces, args.die_colour, args.pip_colour)
     save_patches(args.out, data)
     return 0
 

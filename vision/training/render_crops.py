@@ -21,7 +21,7 @@ from vision.models import D6, EXCAPE
 from vision.recognise import crop_die
 from vision.training.extract_crops import PATCH, PATCH_SPAN
 from vision.training.photos import label_candidates, save_patches
-from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS
+from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS, render_tray
 
 BENCH_SEED_START = 1_000_000    # seeds from here on are the benchmark's; training renders stay below
 _HAZARD_SETS = (frozenset(), frozenset(), frozenset(), frozenset({"hand"}), frozenset({"blurred"}),
@@ -46,8 +46,6 @@ def extract(trays: int, first_seed: int = 0, excape_faces: bool = False, die_col
     """Patches from `trays` renders; excape_faces: Excape dice only, mostly showing 7 and X (rare otherwise);
     die_colour, pip_colour: every die of that colour (vision.virtual_tray.DIE_COLOURS), with pips of that colour
     (PIP_COLOURS), for more of a look the nets miss."""
-    from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
-
     rng = np.random.default_rng(first_seed)
     patches: list[np.ndarray] = []
     labels: list[str] = []

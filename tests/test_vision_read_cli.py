@@ -92,7 +92,7 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     from companion import bench
 
     assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
-                       "--hazard-trays", "1"]) == 0
+                       "--hazard-trays", "1", "--speed-frames", "2"]) == 0
     out = capsys.readouterr().out
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
     assert "| taught A-K-Q-J die " in out
@@ -104,9 +104,13 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
         assert trays == 1 and dice >= 1 and flagged + missed + read_sure == dice and accepted <= trays
     assert hazard_rows["stacked"][1] == 2     # a stacked pair: both dice have the hazard
     assert "dice not read right, why:\n  virtual d6: " in out
-    assert "ms per frame at 640x480" in out and "ms per frame at 1280x960" in out
+    assert "ms per frame at 640x480 (one core, 10 frames" in out and "ms per frame at 1280x960" in out
+    assert "median CPU by dice in the frame: 2: " in out and ", 20: " in out
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
+    with pytest.raises(SystemExit):
+        bench.main(["vision", "--speed-frames", "0"])
+    assert "--speed-frames must be at least 1, got 0" in capsys.readouterr().err
 
 
 def test_the_bench_says_why_dice_were_not_read_right() -> None:

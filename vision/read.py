@@ -26,11 +26,13 @@ from vision.recognise import (
     CLASSES,
     CLOSER_LOOK_MARGIN,
     TEMPLATE_SIZE,
+    FaceCascade,
     FaceGuess,
     View,
     confirm,
     crop_die,
     face_net,
+    face_net_for,
     face_template_sets,
     guesses,
     look,
@@ -241,7 +243,8 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
         templates = face_template_sets(model)       # built once for the whole frame
     else:
         detail = templates = None
-    first = look(crops, detail=detail, templates=templates)
+    net = face_net_for(model)
+    first = look(crops, net=net, detail=detail, templates=templates)
     read = [_Die(c, g, 0.0, 1.0) for c, g in zip(located, guesses([first], model), strict=True)]
     kept = [i for i, d in enumerate(read) if _counts_as_die(d)]
     if not kept:
@@ -251,20 +254,20 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
                               margin=CLOSER_LOOK_MARGIN) for i in kept])
     first_kept, crops_kept = first.take(kept), crops[kept]
     final = confirm(first_kept, [read[i].guess for i in kept], crops_kept, model,
-                    detail=None if detail is None else detail[kept], templates=templates, wide=wide)
+                    detail=None if detail is None else detail[kept], templates=templates, net=net, wide=wide)
     sharpness, isotropy = edge_measures(wide)
     located_kept = [located[i] for i in kept]
     leaning = not_flat(work, located_kept)
     if not model.taught:
         final = _doubted_ones(work, located_kept,
-                              _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model), model)
+                              _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in dice if _counts_as_die(d)]
 
 
 def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,
-                       wide: np.ndarray, model: DieModel) -> list[FaceGuess]:
+                       wide: np.ndarray, model: DieModel, net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die the usual reads left unsure but the lying-flat check is sure lies flat
     (LYING_FLAT) judged again on its faces alone, the face classifier's "tilted" left out: it keeps the new guess
     only if that is a sure face.
@@ -284,7 +287,7 @@ def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray,
         return final
     first_again = first.take(again)
     regarded = confirm(first_again, guesses([first_again], model, mind_tilt=False), crops[again], model,
-                       wide=wide[again], mind_tilt=False)
+                       net=net, wide=wide[again], mind_tilt=False)
     judged = list(final)
     for k, guess in zip(again, regarded, strict=True):
         if guess.sure and guess.appearance is not None:
@@ -306,7 +309,7 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         return final
     wider = np.stack([crop_die(work, located[k].rect[0], located[k].side, located[k].rect[2],
                                margin=LONE_PIP_MARGIN) for k in ones])
-    other = softmax(face_net().run(wider))[:, others].max(axis=1)
+    other = softmax(face_net_for(model).run(wider))[:, others].max(axis=1)
     doubted = list(final)
     for k, p in zip(ones, other, strict=True):
         if p >= LONE_PIP_OTHER_FACE:

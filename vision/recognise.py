@@ -196,6 +196,19 @@ def face_net() -> FaceCascade:
     return FaceCascade(FaceNet(QUICK_WEIGHTS), FaceNet(WEIGHTS))
 
 
+def face_net_for(model: DieModel) -> FaceCascade:
+    """The shared classifier as a model's dice are read: the full net always reads the faces of a close pair
+    (QUICK_NEVER_ALONE) only when the model has both faces of the pair. A d6 has no 7, and its 6s (a sixth of its
+    dice) need not go to the full net when the quick one is near certain: the model's faces are judged among
+    themselves, so a 7 the full net might see instead is no rival there. A taught model keeps the shared
+    classifier as it is (its faces are matched as pictures, the net only tells dice from "none" and "tilted")."""
+    shared = face_net()
+    if model.taught:
+        return shared
+    full_reads = frozenset().union(*(pair for pair in CLOSE_PAIRS if pair <= {f.appearance for f in model.faces}))
+    return FaceCascade(shared.quick, shared.full, shared.certain, full_reads)
+
+
 def softmax(logits: np.ndarray) -> np.ndarray:
     z = logits - logits.max(axis=1, keepdims=True)
     e = np.exp(z)

@@ -174,6 +174,18 @@ def test_read_faces_through_the_cascade_reads_clean_dice_right(tray_crops: np.nd
     assert sum(g.sure for g in read) >= len(read) - 2
 
 
+def test_only_a_model_with_a_6_and_a_7_sends_every_6_to_the_full_net() -> None:
+    from vision.models import EXCAPE, DieKind, DieModel, Face
+    from vision.recognise import face_net, face_net_for
+
+    near_certain_6 = _peaked([CLASSES.index("pips:6")], [8.0])     # p 0.997
+    assert face_net_for(D6).passed_on(near_certain_6).tolist() == []
+    assert face_net_for(EXCAPE).passed_on(near_certain_6).tolist() == [0]
+    taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
+    assert face_net_for(taught) is face_net()
+    assert face_net_for(D6).full is face_net().full             # the same nets, loaded once
+
+
 def test_a_taught_face_is_judged_by_its_match_not_by_the_nets_tilt() -> None:
     """The net never saw a user's symbols: its "tilted" is no word on a taught die (the lying-flat check's is)."""
     from vision.models import DieKind, DieModel, Face

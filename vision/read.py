@@ -260,7 +260,7 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     leaning = not_flat(work, located_kept)
     if not model.taught:
         final = _doubted_ones(work, located_kept,
-                              _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model)
+                              _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in dice if _counts_as_die(d)]
@@ -295,8 +295,8 @@ def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray,
     return judged
 
 
-def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel
-                  ) -> list[FaceGuess]:
+def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
+                  net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN), the
     classifier sees another face of the model there (LONE_PIP_OTHER_FACE).
 
@@ -309,7 +309,7 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         return final
     wider = np.stack([crop_die(work, located[k].rect[0], located[k].side, located[k].rect[2],
                                margin=LONE_PIP_MARGIN) for k in ones])
-    other = softmax(face_net_for(model).run(wider))[:, others].max(axis=1)
+    other = softmax(net.run(wider))[:, others].max(axis=1)
     doubted = list(final)
     for k, p in zip(ones, other, strict=True):
         if p >= LONE_PIP_OTHER_FACE:

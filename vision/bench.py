@@ -100,7 +100,7 @@ def run_real_photos(root: Path) -> tuple[Tally, Tally]:
     own labels, so that both stay on record."""
     from vision.training.photos import load_split
 
-    fixed, own = Tally("real photos, test split"), Tally("  with the dataset's labels")
+    fixed, own = Tally("real photos, test split"), Tally("  the dataset's labels")
     for photo, as_given in zip(load_split("test", root), load_split("test", root, fixed=False), strict=True):
         reading = read_tray(photo.load(), D6)
         fixed.add(reading, [(d.label, d.box) for d in photo.dice], photo.path.name)

@@ -57,7 +57,7 @@ SOLID_COLOURS: dict[str, tuple[tuple[int, int, int], ...]] = {
 DIE_COLOURS = (*SOLID_COLOURS, "marbled", "translucent")
 PIP_COLOURS: dict[str, tuple[int, int, int]] = {"black": (25, 25, 28), "white": (240, 240, 240),
                                                 "gold": (40, 175, 215), "red": (45, 40, 190)}
-# The pip colours a die gets when none is asked for. Red pips (on black and dark marbled dice: a third of the real
+# The pip colours a die gets when none is asked for. Red pips (on black and dark marbled dice: half of the real
 # train-split dice the reader left unclear had them) stand out by colour more than by luminance, and came later:
 # they are drawn only on request (Look.pip_colour), as adding them to the random choice would change every seeded
 # tray the benchmark and the tests know.
@@ -314,7 +314,7 @@ def _die_look(rng: np.random.Generator, look: Look) -> DieLook:
                        ) >= _MIN_PIP_DISTANCE:
                     break
             elif any(min(abs(_luminance(PIP_COLOURS[p]) - _luminance(b)) for b in (body, marble)) >= _MIN_PIP_CONTRAST
-                   for p in RANDOM_PIP_COLOURS):
+                     for p in RANDOM_PIP_COLOURS):
                 break
         bodies = [body, marble]
     elif colour == "translucent":

@@ -127,3 +127,16 @@ def test_the_bench_says_why_dice_were_not_read_right() -> None:
                         ("2", (300, 10, 40, 40)), ("6", (400, 300, 40, 40))], "seed 1")
     assert (tally.dice, tally.found, tally.correct, tally.unsure) == (5, 4, 1, 3)
     assert tally.why_not_read() == "virtual d6: 1 not found, 2 cocked, 1 unclear"
+
+
+def test_the_bench_reads_each_real_photo_once_and_tallies_it_with_both_labellings(shared_photos: Path) -> None:
+    from vision.bench import run_real_photos
+    from vision.training.photos import label_fixes
+
+    fixed, as_given = run_real_photos(shared_photos)
+    assert (fixed.frames, fixed.dice, fixed.found, fixed.unsure, fixed.false_dice) == \
+        (as_given.frames, as_given.dice, as_given.found, as_given.unsure, as_given.false_dice)
+    # only the fixed dice can be counted otherwise: right with the fix, wrong with the dataset's label
+    test_fixes = sum(fix.split == "test" for fix in label_fixes())
+    moved = fixed.correct - as_given.correct
+    assert 0 <= moved <= test_fixes and as_given.silently_wrong - fixed.silently_wrong == moved

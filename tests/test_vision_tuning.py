@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import pickle
 from dataclasses import replace
 from pathlib import Path
@@ -44,3 +45,18 @@ def test_the_benchmarks_seeds_are_refused() -> None:
     tuning.check_tuning_seeds(0, 1_000)
     with pytest.raises(SystemExit, match="unknown tuning set"):
         tuning.read_set("dice", trays=1)
+
+
+def test_a_set_of_throws_has_the_dice_asked_for_and_counts_trays_accepted_with_a_wrong_die() -> None:
+    record = tuning.read_set("excape", trays=2, first=3_230_002, dice=2)
+    assert collections.Counter(tray for tray, _ in record.dice) == {"3230002": 2, "3230003": 2}
+    assert "0 of them with a die read wrong" in tuning.summary(record)
+    tray = next(t for t, ok in record.accepted.items() if ok)
+    key = (tray, 0)
+    die = record.dice[key]
+    misread = replace(record, dice={**record.dice, key: replace(die, face="X" if die.label != "X" else "1",
+                                                                  sure=True)})
+    assert "1 of them with a die read wrong" in tuning.summary(misread)
+    for name, dice in (("cut", 2), ("d6", 0)):
+        with pytest.raises(SystemExit, match="for the d6 and excape sets"):
+            tuning.read_set(name, trays=1, dice=dice)

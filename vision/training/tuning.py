@@ -9,7 +9,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
 - "held-out-photos": every 5th photo of the real train split (photos.held_out_groups); "other-photos": the rest
   (the nets were trained on those: a check, not a figure);
 - "d6", "excape": virtual trays of that model, seeds from TUNING_SEED_START (`--look` sets the renderer's look,
-  e.g. '{"die_colour": "marbled"}');
+  e.g. '{"die_colour": "marbled"}'; `--dice N`: N dice a tray, read expecting N, as the table reads a throw: the
+  companion's games throw 2);
 - "cocked", "stacked", "cut", "blurred", "hand": virtual trays with that hazard, d6 and Excape in turn, seeds from
   HAZARD_SEED_START + 1,000 per hazard, read expecting the dice thrown as the table does.
 
@@ -78,9 +79,10 @@ def check_tuning_seeds(first: int, trays: int) -> None:
                          f"{2 * BENCH_SEED_START - 1:,}: {trays} trays from seed {first:,}")
 
 
-def _frames(name: str, first: int | None, trays: int, look: dict) -> Iterator[tuple[str, np.ndarray, list, DieModel,
-                                                                                   bool]]:
-    """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set."""
+def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | None = None
+            ) -> Iterator[tuple[str, np.ndarray, list, DieModel, bool]]:
+    """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set; `dice`:
+    that many dice a virtual tray (d6 and excape sets), read expecting them."""
     if name in PHOTO_SETS:
         from vision.training.photos import held_out_groups, load_split
 
@@ -97,20 +99,26 @@ def _frames(name: str, first: int | None, trays: int, look: dict) -> Iterator[tu
     check_tuning_seeds(start, trays)
     for seed in range(start, start + trays):
         model = (D6 if (seed - start) % 2 == 0 else EXCAPE) if hazard else (D6 if name == "d6" else EXCAPE)
-        rendered = render_tray(seed, model, hazards=frozenset({name}) if hazard else frozenset(), **look)
-        yield (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model, hazard)
+        rendered = render_tray(seed, model, n_dice=dice, hazards=frozenset({name}) if hazard else frozenset(), **look)
+        yield (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model,
+               hazard or dice is not None)
 
 
-def read_set(name: str, trays: int = 250, first: int | None = None, look: dict | None = None) -> SetRecord:
-    """Read a tuning set with the reader as it is now."""
+def read_set(name: str, trays: int = 250, first: int | None = None, look: dict | None = None,
+             dice: int | None = None) -> SetRecord:
+    """Read a tuning set with the reader as it is now (`dice`: that many dice a virtual d6 or Excape tray, read
+    expecting them)."""
     from vision.read import read_tray
     from vision.training.photos import match_boxes
 
     if name not in SETS:
         raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
+    if dice is not None and (name not in ("d6", "excape") or dice < 1):
+        raise SystemExit(f"a number of dice a tray (got {dice}) is for the d6 and excape sets, at least 1 "
+                         f"(set {name!r})")
     record = SetRecord(name)
     look = {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
-    for tray, image, truth, model, expect in _frames(name, first, trays, look):
+    for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
         reading = read_tray(image, model, expect=len(truth) if expect else None)
         record.accepted[tray] = reading.status == "ok"
         matched = {j: i for i, j in match_boxes([d.box for d in reading.dice], [box for _, box, _ in truth],
@@ -133,11 +141,16 @@ def summary(record: SetRecord) -> str:
             f"right {sum(d.right for d in dice) / n:.2%} ({sum(d.right for d in dice)}), "
             f"wrong {sum(d.wrong for d in dice)}, sure on no die {record.false_dice}; "
             f"not read right: {dict(why.most_common())}; trays accepted {sum(record.accepted.values())} "
-            f"of {len(record.accepted)}")
+            f"of {len(record.accepted)}, {_accepted_wrong(record)} of them with a die read wrong")
     if hazard:
         line += (f"; hazard dice {len(hazard)}: read sure {sum(bool(d.sure) for d in hazard)}, "
                  f"not found {sum(d.face is None for d in hazard)}")
     return line
+
+
+def _accepted_wrong(record: SetRecord) -> int:
+    """Trays accepted with a die read sure and wrong: a throw the game would count as another."""
+    return len({tray for (tray, _), die in record.dice.items() if die.wrong and record.accepted[tray]})
 
 
 def compare(old: SetRecord, new: SetRecord) -> list[str]:
@@ -172,6 +185,8 @@ def main(argv: list[str]) -> int:
     read.add_argument("--trays", type=int, default=250, help="virtual trays (photo sets: every photo of theirs)")
     read.add_argument("--first", type=int, help="first seed (default: the set's own)")
     read.add_argument("--look", type=json.loads, default={}, help="renderer look, JSON (vision.virtual_tray.Look)")
+    read.add_argument("--dice", type=int, help="dice a virtual d6 or excape tray, read expecting them (a throw at "
+                      "the table: 2)")
     read.add_argument("--save", type=Path, help="where to keep the record, for compare")
     both = commands.add_parser("compare", help="every die two records of the same set read otherwise")
     both.add_argument("old", type=Path)
@@ -180,7 +195,7 @@ def main(argv: list[str]) -> int:
     if args.command == "read":
         if args.trays < 1:
             raise SystemExit(f"--trays must be at least 1, got {args.trays}")
-        record = read_set(args.set, args.trays, args.first, args.look)
+        record = read_set(args.set, args.trays, args.first, args.look, args.dice)
         print(summary(record))
         if args.save:
             args.save.write_bytes(pickle.dumps(record))

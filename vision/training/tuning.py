@@ -114,8 +114,8 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     if name not in SETS:
         raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
     if dice is not None and (name not in ("d6", "excape") or dice < 1):
-        raise SystemExit(f"a number of dice a tray (got {dice}) is for the d6 and excape sets, at least 1 "
-                         f"(set {name!r})")
+        raise SystemExit(f"dice a tray (--dice) are for the d6 and excape sets, and at least 1: got {dice} for "
+                         f"set {name!r}")
     record = SetRecord(name)
     look = {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
     for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):

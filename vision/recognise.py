@@ -196,6 +196,12 @@ def face_net() -> FaceCascade:
     return FaceCascade(FaceNet(QUICK_WEIGHTS), FaceNet(WEIGHTS))
 
 
+def close_rivals(model: DieModel) -> frozenset[str]:
+    """The model's faces that have a face one pip apart in the same model (Excape: the 6 and the 7; a d6: none)."""
+    faces = {f.appearance for f in model.faces}
+    return frozenset().union(*(pair for pair in CLOSE_PAIRS if pair <= faces))
+
+
 def face_net_for(model: DieModel) -> FaceCascade:
     """The shared classifier as a model's dice are read: the full net always reads the faces of a close pair
     (QUICK_NEVER_ALONE) only when the model has both faces of the pair. A d6 has no 7, and its 6s (a sixth of its
@@ -205,8 +211,7 @@ def face_net_for(model: DieModel) -> FaceCascade:
     shared = face_net()
     if model.taught:
         return shared
-    full_reads = frozenset().union(*(pair for pair in CLOSE_PAIRS if pair <= {f.appearance for f in model.faces}))
-    return FaceCascade(shared.quick, shared.full, shared.certain, full_reads)
+    return FaceCascade(shared.quick, shared.full, shared.certain, close_rivals(model))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -462,12 +467,6 @@ def guesses(views: list[View], model: DieModel, mind_tilt: bool = True) -> list[
     return _builtin_guesses([v.logits for v in views], model, mind_tilt=mind_tilt)
 
 
-def _has_close_rival(appearance: str, model: DieModel) -> bool:
-    """Whether the model also has a face one pip apart from this one (Excape: the 6 and the 7)."""
-    faces = {f.appearance for f in model.faces}
-    return any(appearance in pair and pair <= faces for pair in CLOSE_PAIRS)
-
-
 def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
     """Whether a die's first-read guess must be confirmed by a second read: a sure face, unless a built-in face
     read with near certainty (a taught face's match score is no probability, so taught faces are always read
@@ -475,7 +474,7 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
     middle tells them apart (a marbled Excape 6 read as a 7 at p 0.92, whose quarter turn read 6). An unsure
     die cannot become sure by a second read (both must clear the bar): it gets a closer look instead."""
     return guess.sure and guess.appearance is not None and (
-        model.taught or guess.confidence < SINGLE_READ_PROBABILITY or _has_close_rival(guess.appearance, model))
+        model.taught or guess.confidence < SINGLE_READ_PROBABILITY or guess.appearance in close_rivals(model))
 
 
 def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,

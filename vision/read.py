@@ -25,6 +25,7 @@ from vision.models import D6, DieModel
 from vision.recognise import (
     CLASSES,
     CLOSER_LOOK_MARGIN,
+    CROP_MARGIN,
     TEMPLATE_SIZE,
     FaceCascade,
     FaceGuess,
@@ -234,13 +235,18 @@ def _counts_as_die(die: _Die) -> bool:
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
+def _cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN) -> np.ndarray:
+    """The located dice's crops for the face classifier (vision.recognise.crop_die), cut `margin` times their side."""
+    return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], margin=margin) for c in located])
+
+
 def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> list[_Die]:
     """Read every located die once, keep those the classifier takes for dice, then confirm their faces
     (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look, cut
     wider, at those still undecided)."""
     if not located:
         return []
-    crops = np.stack([crop_die(work, c.rect[0], c.side, c.rect[2]) for c in located])
+    crops = _cut(work, located)
     if model.taught:
         turns = square_up_many(work, [c.rect[0] for c in located], [c.side for c in located],
                                [c.rect[2] for c in located])
@@ -255,14 +261,13 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     kept = [i for i, d in enumerate(read) if _counts_as_die(d)]
     if not kept:
         return []
+    located_kept = [located[i] for i in kept]
     # The kept dice cut wider, their whole outline in view: for the closer look, and to judge blur by.
-    wide = np.stack([crop_die(work, located[i].rect[0], located[i].side, located[i].rect[2],
-                              margin=CLOSER_LOOK_MARGIN) for i in kept])
+    wide = _cut(work, located_kept, CLOSER_LOOK_MARGIN)
     first_kept, crops_kept = first.take(kept), crops[kept]
     final = confirm(first_kept, [read[i].guess for i in kept], crops_kept, model,
                     detail=None if detail is None else detail[kept], templates=templates, net=net, wide=wide)
     sharpness, isotropy = edge_measures(wide)
-    located_kept = [located[i] for i in kept]
     leaning = not_flat(work, located_kept)
     if not model.taught:
         final = _doubted_ones(work, located_kept,
@@ -313,9 +318,7 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     others = [CLASSES.index(f.appearance) for f in model.faces if f.appearance != "pips:1"]
     if not ones or not others:
         return final
-    wider = np.stack([crop_die(work, located[k].rect[0], located[k].side, located[k].rect[2],
-                               margin=LONE_PIP_MARGIN) for k in ones])
-    other = softmax(net.run(wider))[:, others].max(axis=1)
+    other = softmax(net.run(_cut(work, [located[k] for k in ones], LONE_PIP_MARGIN)))[:, others].max(axis=1)
     doubted = list(final)
     for k, p in zip(ones, other, strict=True):
         if p >= LONE_PIP_OTHER_FACE:

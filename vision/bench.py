@@ -98,10 +98,11 @@ def run_real_photos(root: Path) -> tuple[Tally, Tally]:
     """The test split's photos, each read once and tallied twice: each die labelled as the face it shows (the
     dataset's labels with vision/training/label_fixes.toml applied: the figures that count), and with the dataset's
     own labels, so that both stay on record."""
-    from vision.training.photos import load_split
+    from vision.training.photos import label_fixes, load_split, with_label_fixes
 
     fixed, own = Tally("real photos, test split"), Tally("  the dataset's labels")
-    for photo, as_given in zip(load_split("test", root), load_split("test", root, fixed=False), strict=True):
+    photos = load_split("test", root, fixed=False)
+    for photo, as_given in zip(with_label_fixes(photos, "test", label_fixes()), photos, strict=True):
         reading = read_tray(photo.load(), D6)
         fixed.add(reading, [(d.label, d.box) for d in photo.dice], photo.path.name)
         own.add(reading, [(d.label, d.box) for d in as_given.dice], photo.path.name)

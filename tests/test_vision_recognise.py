@@ -184,6 +184,7 @@ def test_only_a_model_with_a_6_and_a_7_sends_every_6_to_the_full_net() -> None:
     taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
     assert face_net_for(taught) is face_net()
     assert face_net_for(D6).full is face_net().full             # the same nets, loaded once
+    assert face_net_for(D6) is face_net_for(D6)                 # one cascade per model kind, built once
 
 
 def test_a_taught_face_is_judged_by_its_match_not_by_the_nets_tilt() -> None:

@@ -221,10 +221,9 @@ def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest
         located.extend(find_dice(work, tray))
         return located
 
-    def confirming(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
-                   **options: object) -> list[FaceGuess]:
+    def confirming(first: View, crops: np.ndarray, model: DieModel, **options: object) -> list[FaceGuess]:
         given.append((crops, options["wide"]))
-        return confirm(first, first_guesses, crops, model, **options)
+        return confirm(first, crops, model, **options)
 
     monkeypatch.setattr(read, "find_dice", locating)
     monkeypatch.setattr(read, "confirm", confirming)

@@ -265,8 +265,8 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel) -> 
     # The kept dice cut wider, their whole outline in view: for the closer look, and to judge blur by.
     wide = _cut(work, located_kept, CLOSER_LOOK_MARGIN)
     first_kept, crops_kept = first.take(kept), crops[kept]
-    final = confirm(first_kept, [read[i].guess for i in kept], crops_kept, model,
-                    detail=None if detail is None else detail[kept], templates=templates, net=net, wide=wide)
+    final = confirm(first_kept, crops_kept, model, detail=None if detail is None else detail[kept],
+                    templates=templates, net=net, wide=wide)
     sharpness, isotropy = edge_measures(wide)
     leaning = not_flat(work, located_kept)
     if not model.taught:
@@ -296,9 +296,7 @@ def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray,
              if not guess.sure and guess.appearance is not None and lean < LYING_FLAT]
     if not again:
         return final
-    first_again = first.take(again)
-    regarded = confirm(first_again, guesses([first_again], model, mind_tilt=False), crops[again], model,
-                       net=net, wide=wide[again], mind_tilt=False)
+    regarded = confirm(first.take(again), crops[again], model, net=net, wide=wide[again], mind_tilt=False)
     judged = list(final)
     for k, guess in zip(again, regarded, strict=True):
         if guess.sure and guess.appearance is not None:

@@ -482,11 +482,10 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
         model.taught or guess.confidence < SINGLE_READ_PROBABILITY or guess.appearance in close_rivals(model))
 
 
-def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, model: DieModel,
-            detail: np.ndarray | None = None, templates: list[np.ndarray] | None = None,
-            net: FaceClassifier | None = None, wide: np.ndarray | None = None, mind_tilt: bool = True
-            ) -> list[FaceGuess]:
-    """The final guesses for crops read once (`first`, giving `first_guesses`): the dice that need it are read
+def confirm(first: View, crops: np.ndarray, model: DieModel, detail: np.ndarray | None = None,
+            templates: list[np.ndarray] | None = None, net: FaceClassifier | None = None,
+            wide: np.ndarray | None = None, mind_tilt: bool = True) -> list[FaceGuess]:
+    """The final guesses for crops read once (`first`, judged alone first): the dice that need it are read
     again turned a quarter (with their detail crops and the templates, for a taught model), and judged on both
     reads (the first one's template matches are reused, not computed again); the built-in faces still unsure then
     get a closer look (look_closer), on `wide`, the same dice cut at CLOSER_LOOK_MARGIN, or on `crops` as they are
@@ -494,8 +493,8 @@ def confirm(first: View, first_guesses: list[FaceGuess], crops: np.ndarray, mode
     if wide is not None and wide.shape != crops.shape:
         raise ValueError(f"the wide crops must be the same dice at the same size: shape {wide.shape}, "
                          f"crops {crops.shape}")
-    final = list(first_guesses)
-    again = [i for i, g in enumerate(first_guesses) if needs_second_read(g, model)]
+    final = guesses([first], model, mind_tilt)
+    again = [i for i, g in enumerate(final) if needs_second_read(g, model)]
     if again:
         second = look(crops[again], SECOND_READ_TURNS, net, detail=None if detail is None else detail[again],
                       templates=templates)
@@ -539,5 +538,4 @@ def read_faces(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = 
     faces also need TEMPLATE_SIZE crops: vision.read.read_tray cuts all three)."""
     if len(crops) == 0:
         return []
-    first = look(crops, 0, net)
-    return confirm(first, guesses([first], model), crops, model, net=net, wide=wide)
+    return confirm(look(crops, 0, net), crops, model, net=net, wide=wide)

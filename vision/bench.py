@@ -37,11 +37,22 @@ import numpy as np
 
 from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.read import read_tray
-from vision.result import TrayReading
+from vision.result import DieReading, TrayReading
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tray-d6-photos"
+
+
+def match_reading(reading: TrayReading, boxes: list[tuple[int, int, int, int]]
+                  ) -> tuple[dict[int, DieReading], list[DieReading]]:
+    """The dice of a reading against labelled boxes, as every figure here counts them: {box index: its die read}
+    for the dice found (IoU >= MATCH_IOU, one-to-one), and the dice read where no labelled die is."""
+    from vision.training.photos import match_boxes
+
+    matches = match_boxes([d.box for d in reading.dice], boxes, MATCH_IOU)
+    found = {j: reading.dice[i] for i, j in matches.items()}
+    return found, [d for i, d in enumerate(reading.dice) if i not in matches]
 
 
 @dataclass
@@ -58,15 +69,12 @@ class Tally:
     unsure_reasons: Counter[str] = field(default_factory=Counter)   # why the dice found were left unsure
 
     def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]], where: str) -> None:
-        from vision.training.photos import match_boxes
-
         self.frames += 1
         self.dice += len(truth)
-        matches = match_boxes([d.box for d in reading.dice], [box for _, box in truth], MATCH_IOU)
-        self.found += len(matches)
-        self.false_dice += len(reading.dice) - len(matches)
-        for i, j in matches.items():
-            die = reading.dice[i]
+        found, elsewhere = match_reading(reading, [box for _, box in truth])
+        self.found += len(found)
+        self.false_dice += len(elsewhere)
+        for j, die in found.items():
             if not die.sure:
                 self.unsure += 1
                 self.unsure_reasons[die.reason or "unclear"] += 1

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bench import BENCH_SEED_START, MATCH_IOU
+from vision.bench import BENCH_SEED_START, match_reading
 from vision.models import D6, EXCAPE, DieModel
 
 TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
@@ -109,7 +109,6 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     """Read a tuning set with the reader as it is now (`dice`: that many dice a virtual d6 or Excape tray, read
     expecting them)."""
     from vision.read import read_tray
-    from vision.training.photos import match_boxes
 
     if name not in SETS:
         raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
@@ -121,11 +120,10 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
         reading = read_tray(image, model, expect=len(truth) if expect else None)
         record.accepted[tray] = reading.status == "ok"
-        matched = {j: i for i, j in match_boxes([d.box for d in reading.dice], [box for _, box, _ in truth],
-                                                MATCH_IOU).items()}
-        record.false_dice += sum(d.sure for i, d in enumerate(reading.dice) if i not in matched.values())
+        found, elsewhere = match_reading(reading, [box for _, box, _ in truth])
+        record.false_dice += sum(d.sure for d in elsewhere)
         for j, (label, _, hazard) in enumerate(truth):
-            die = reading.dice[matched[j]] if j in matched else None
+            die = found.get(j)
             record.dice[(tray, j)] = DieRecord(label, hazard, die and die.face, die and die.sure, die and die.reason)
     return record
 

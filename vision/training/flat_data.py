@@ -13,6 +13,7 @@ die). Stacked and cut dice are left out: the reader judges them by their size, o
 die resting flat on another is flat.
 
     .venv/bin/python -m vision.training.flat_data OUT.npz [--trays 2500] [--first-seed 500000] [--no-real] [--lettered]
+        [--die-colour marbled] [--pip-colour red]
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.recognise import crop_die
 from vision.training.photos import load_split, match_boxes
 from vision.training.render_crops import check_training_seeds
+from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS, render_tray
 
 PATCH = 48      # stored crop side: room to shift and scale the FLAT_CROP_SIZE crop
 _MARGIN = FLAT_CROP_MARGIN * PATCH / FLAT_CROP_SIZE      # the same pixels per die side as the reader's crop
@@ -77,9 +79,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-real", action="store_true", help="virtual trays only")
     parser.add_argument("--lettered", action="store_true", help="trays of dice printed with letters, digits and "
                         "signs (as a user's own die), instead of d6 and Excape dice")
+    parser.add_argument("--die-colour", choices=DIE_COLOURS, help="every die this colour (default: each its own), "
+                        "for more of a look the check misjudges")
+    parser.add_argument("--pip-colour", choices=PIP_COLOURS, help="every die's pips this colour (default: each die "
+                        "its own, never red)")
     args = parser.parse_args(argv)
     check_training_seeds(args.first_seed, args.trays)
-    from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
+    look = {key: value for key, value in (("die_colour", args.die_colour), ("pip_colour", args.pip_colour))
+            if value is not None}
 
     crops: list[np.ndarray] = []
     ramps: list[np.ndarray] = []
@@ -101,7 +108,7 @@ def main(argv: list[str]) -> int:
         seed = args.first_seed + k
         model = lettered_model(np.random.default_rng(seed)) if args.lettered else EXCAPE if k % 3 == 1 else D6
         rendered = render_tray(seed, model, hazards=_HAZARDS[k % len(_HAZARDS)],
-                               size=(1280, 960) if k % 4 == 3 else (640, 480))
+                               size=(1280, 960) if k % 4 == 3 else (640, 480), **look)
         add(die_patches(rendered.image, [(d.box, _label(d.hazards)) for d in rendered.dice]), seed, False)
     np.savez_compressed(args.out, crops=np.array(crops, np.uint8), ramps=np.array(ramps, np.float16),
                         labels=np.array(kinds, np.int64), groups=np.array(groups, np.int64),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from vision.training import flat_data, locator_data, render_crops
@@ -28,3 +29,28 @@ def test_every_renders_tool_refuses_the_benchmark_seeds_before_rendering(main: C
 def test_the_locator_frames_refuse_the_benchmark_seeds() -> None:
     with pytest.raises(SystemExit, match="must stay below seed"):
         locator_data.virtual_frames(5, BENCH_SEED_START - 1)
+
+
+def test_flat_data_renders_every_tray_in_the_look_asked_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    looks: list[dict[str, object]] = []
+    render_tray = flat_data.render_tray
+
+    def rendering(*args: object, **options: object) -> object:
+        looks.append({key: options.get(key) for key in ("die_colour", "pip_colour")})
+        return render_tray(*args, **options)
+
+    monkeypatch.setattr(flat_data, "render_tray", rendering)
+    out = tmp_path / "marbled.npz"
+    flat_data.main([str(out), "--trays", "2", "--first-seed", "512000", "--no-real", "--die-colour", "marbled",
+                    "--pip-colour", "red"])
+    assert looks == [{"die_colour": "marbled", "pip_colour": "red"}] * 2
+    with np.load(out) as data:
+        assert len(data["labels"]) == len(data["crops"]) > 0
+
+
+def test_flat_data_refuses_a_colour_the_renderer_does_not_draw(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        flat_data.main([str(tmp_path / "out.npz"), "--trays", "1", "--no-real", "--die-colour", "tartan"])
+    assert "invalid choice: 'tartan'" in capsys.readouterr().err
+    assert not (tmp_path / "out.npz").exists()

@@ -208,14 +208,14 @@ def face_net_for(model: DieModel) -> FaceCascade:
     dice) need not go to the full net when the quick one is near certain: the model's faces are judged among
     themselves, so a 7 the full net might see instead is no rival there. A taught model keeps the shared
     classifier as it is (its faces are matched as pictures, the net only tells dice from "none" and "tilted")."""
-    return face_net() if model.taught else _cascade_with_full_reads(close_rivals(model))
+    shared = face_net()
+    return shared if model.taught else _cascade_with_full_reads(shared, close_rivals(model))
 
 
 @cache
-def _cascade_with_full_reads(full_reads: frozenset[str]) -> FaceCascade:
-    """The shared nets, the full one always reading `full_reads`: one cascade per set, built once (a frame asks
-    for it up to three times)."""
-    shared = face_net()
+def _cascade_with_full_reads(shared: FaceCascade, full_reads: frozenset[str]) -> FaceCascade:
+    """The shared cascade's nets, the full one always reading `full_reads`: built once per set (a frame asks for it
+    up to three times), and again when the shared nets are loaded again."""
     return FaceCascade(shared.quick, shared.full, shared.certain, full_reads)
 
 

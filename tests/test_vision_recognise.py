@@ -184,7 +184,9 @@ def test_only_a_model_with_a_6_and_a_7_sends_every_6_to_the_full_net() -> None:
     taught = DieModel("cards", (DieKind("cards", (Face("A", "taught:A"), Face("K", "taught:K"))),))
     assert face_net_for(taught) is face_net()
     assert face_net_for(D6).full is face_net().full             # the same nets, loaded once
-    assert face_net_for(D6) is face_net_for(D6)                 # one cascade per model kind, built once
+    assert face_net_for(D6) is face_net_for(D6)                 # one cascade per set of close rivals, built once
+    face_net.cache_clear()                                      # the nets loaded again: never paired with stale ones
+    assert face_net_for(D6).full is face_net().full
 
 
 def test_a_taught_face_is_judged_by_its_match_not_by_the_nets_tilt() -> None:

@@ -485,7 +485,7 @@ def needs_second_read(guess: FaceGuess, model: DieModel) -> bool:
 def confirm(first: View, crops: np.ndarray, model: DieModel, detail: np.ndarray | None = None,
             templates: list[np.ndarray] | None = None, net: FaceClassifier | None = None,
             wide: np.ndarray | None = None, mind_tilt: bool = True) -> list[FaceGuess]:
-    """The final guesses for crops read once (`first`, judged alone first): the dice that need it are read
+    """The final guesses for crops read once (`first`, judged on that read alone first): the dice that need it are read
     again turned a quarter (with their detail crops and the templates, for a taught model), and judged on both
     reads (the first one's template matches are reused, not computed again); the built-in faces still unsure then
     get a closer look (look_closer), on `wide`, the same dice cut at CLOSER_LOOK_MARGIN, or on `crops` as they are

@@ -60,3 +60,14 @@ def test_a_set_of_throws_has_the_dice_asked_for_and_counts_trays_accepted_with_a
     for name, dice in (("cut", 2), ("d6", 0)):
         with pytest.raises(SystemExit, match="for the d6 and excape sets"):
             tuning.read_set(name, trays=1, dice=dice)
+
+
+def test_a_throw_set_renders_its_look_and_is_read_as_the_table_reads_a_throw() -> None:
+    from vision.models import D6
+    from vision.virtual_tray import render_tray
+
+    (tray, image, truth, model, expect), = tuning._frames("black-pairs-on-felt", None, 1, {})
+    assert (tray, model, expect, len(truth)) == ("3200000", D6, True, 2)
+    assert (image == render_tray(3_200_000, D6, n_dice=2, die_colour="black", tray="felt").image).all()
+    record = tuning.read_set("black-pairs-on-felt", trays=2)
+    assert collections.Counter(tray for tray, _ in record.dice) == {"3200000": 2, "3200001": 2}

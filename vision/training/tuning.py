@@ -12,7 +12,9 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
   e.g. '{"die_colour": "marbled"}'; `--dice N`: N dice a tray, read expecting N, as the table reads a throw: the
   companion's games throw 2);
 - "cocked", "stacked", "cut", "blurred", "hand": virtual trays with that hazard, d6 and Excape in turn, seeds from
-  HAZARD_SEED_START + 1,000 per hazard, read expecting the dice thrown as the table does.
+  HAZARD_SEED_START + 1,000 per hazard, read expecting the dice thrown as the table does;
+- THROW_SETS, e.g. "black-pairs-on-felt": throws of a look the reader once misread (two black d6 on dark felt, as at
+  a Mex table), read expecting the dice thrown.
 
     .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/before.pkl
     (change the code)
@@ -40,7 +42,12 @@ TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed th
 HAZARD_SEED_START = 3_000_000        # hazard tuning trays: + 1,000 per hazard, in HAZARDS order
 HAZARDS = ("cocked", "stacked", "cut", "blurred", "hand")
 PHOTO_SETS = ("held-out-photos", "other-photos")
-SETS = (*PHOTO_SETS, "d6", "excape", *HAZARDS)
+# Throws of a look the reader once misread, as the table reads them (expecting the dice thrown): name -> model, first
+# seed, dice a throw, look. Black dice on dark felt: the locator may box one pip of a 2, a Mexx nobody threw.
+THROW_SETS: dict[str, tuple[DieModel, int, int, dict]] = {
+    "black-pairs-on-felt": (D6, 3_200_000, 2, {"die_colour": "black", "tray": "felt"}),
+}
+SETS = (*PHOTO_SETS, "d6", "excape", *HAZARDS, *THROW_SETS)
 
 
 @dataclass(frozen=True)
@@ -94,11 +101,21 @@ def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | No
     from vision.virtual_tray import render_tray
 
     hazard = name in HAZARDS
-    start = first if first is not None else (
-        HAZARD_SEED_START + 1_000 * HAZARDS.index(name) if hazard else TUNING_SEED_START)
+    throw_model = None
+    if name in THROW_SETS:
+        throw_model, default_start, dice, preset = THROW_SETS[name]
+        look = {**preset, **look}
+    else:
+        default_start = HAZARD_SEED_START + 1_000 * HAZARDS.index(name) if hazard else TUNING_SEED_START
+    start = first if first is not None else default_start
     check_tuning_seeds(start, trays)
     for seed in range(start, start + trays):
-        model = (D6 if (seed - start) % 2 == 0 else EXCAPE) if hazard else (D6 if name == "d6" else EXCAPE)
+        if throw_model is not None:
+            model = throw_model
+        elif hazard:
+            model = D6 if (seed - start) % 2 == 0 else EXCAPE
+        else:
+            model = D6 if name == "d6" else EXCAPE
         rendered = render_tray(seed, model, n_dice=dice, hazards=frozenset({name}) if hazard else frozenset(), **look)
         yield (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model,
                hazard or dice is not None)

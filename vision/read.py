@@ -26,6 +26,7 @@ from vision.recognise import (
     CLASSES,
     CLOSER_LOOK_MARGIN,
     CROP_MARGIN,
+    CROP_SIZE,
     TEMPLATE_SIZE,
     FaceCascade,
     FaceGuess,
@@ -119,6 +120,22 @@ TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the media
 # before, for ~1.3 fewer full-net reads a train-split photo (of ~2.1 sure 1s).
 LONE_PIP_MARGIN = 1.6
 LONE_PIP_OTHER_FACE = 0.4
+# ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median) is cut that much wider at their
+# side, not its own: the locator, hardly seeing a black die's body on felt, boxed one pip of a 2 at 0.61 of the other
+# die's side, and 1.6 times that box left the 2's other pip out of view (black-pairs-on-felt throw 3,200,557, with the
+# classifier retrained on marbled and red-pip dice in session 14). Taking the other dice's side for every sure 1 lost
+# 5 of the train-split photos' 1s (many dice close together: the wider cut took in a neighbour's pips); under 0.8 of
+# it, one (see vision/training/README.md, "Landed on 2026-12-01").
+LONE_PIP_SMALL = 0.8
+# ... and it is unsure too when, cut at its own side but shifted LONE_PIP_SHIFT of it along either diagonal (four
+# views), the classifier sees another face of its model at least LONE_PIP_SHIFTED probable: a 1's single pip sits at
+# its centre, so a box centred on a corner pip of a 2 or 3 is off the die's centre by about that much, and one of
+# the shifted views then shows the whole face. Wider cuts miss that when the box is the die's size: a big black 2
+# on felt read as a sure 1 in a tray accepted (tests: big dark dice, seed 11; shifted view 0.95). On the tuning sets
+# (seeds as above, the photos, 800 felt throws) the 1s gave another face at most 0.76 shifted (99th percentile
+# 0.42-0.55), the 2s read as sure 1s 0.74-0.97.
+LONE_PIP_SHIFT = 0.29
+LONE_PIP_SHIFTED = 0.8
 
 
 class ReadError(DiceCompanionError):
@@ -306,8 +323,9 @@ def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray,
 
 def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
                   net: FaceCascade) -> list[FaceGuess]:
-    """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN), the
-    classifier sees another face of the model there (LONE_PIP_OTHER_FACE).
+    """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
+    dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
+    there (LONE_PIP_OTHER_FACE).
 
     One pip of a dark die with more, boxed on its own, looks like a 1: a black 2 on dark felt, whose body the
     locator hardly sees, was read as a sure 1 on 4 of 800 dice of two-dice trays, a Mexx that was never thrown
@@ -316,12 +334,37 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     others = [CLASSES.index(f.appearance) for f in model.faces if f.appearance != "pips:1"]
     if not ones or not others:
         return final
-    other = softmax(net.run(_cut(work, [located[k] for k in ones], LONE_PIP_MARGIN)))[:, others].max(axis=1)
+    seen = [_at_least_the_others_size(located, k) for k in ones]
+    shifted = np.concatenate([_shifted_views(work, located[k]) for k in ones])
+    other = softmax(net.run(np.concatenate([_cut(work, seen, LONE_PIP_MARGIN), shifted])))[:, others].max(axis=1)
+    wider, off_centre = other[:len(ones)], other[len(ones):].reshape(len(ones), -1).max(axis=1)
     doubted = list(final)
-    for k, p in zip(ones, other, strict=True):
-        if p >= LONE_PIP_OTHER_FACE:
+    for k, p_wider, p_off in zip(ones, wider, off_centre, strict=True):
+        if p_wider >= LONE_PIP_OTHER_FACE or p_off >= LONE_PIP_SHIFTED:
             doubted[k] = replace(final[k], sure=False)
     return doubted
+
+
+def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
+    """Four crops of the die as the classifier reads it, each moved LONE_PIP_SHIFT of its side along one diagonal
+    of the die's face: one crop cut that much wider, upright, then its four corner windows."""
+    shift = round(LONE_PIP_SHIFT * CROP_SIZE / CROP_MARGIN)          # crop pixels
+    size = CROP_SIZE + 2 * shift
+    upright = crop_die(work, die.rect[0], die.side, die.rect[2], size=size, margin=CROP_MARGIN * size / CROP_SIZE)
+    return np.stack([upright[y:y + CROP_SIZE, x:x + CROP_SIZE] for y in (0, 2 * shift) for x in (0, 2 * shift)])
+
+
+def _at_least_the_others_size(located: list[LocatedDie], k: int) -> LocatedDie:
+    """located[k], its side raised to the median side of the other dice (those the locator sees clearly) when it is
+    under LONE_PIP_SMALL of that: a box that small may hold one pip of a bigger die."""
+    die = located[k]
+    sides = [d.side for j, d in enumerate(located) if j != k and not d.faint]
+    if not sides:
+        return die
+    usual = float(np.median(sides))
+    if die.side >= LONE_PIP_SMALL * usual:
+        return die
+    return replace(die, rect=(die.rect[0], (usual, usual), die.rect[2]))
 
 
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel) -> list[_Die]:

@@ -137,11 +137,14 @@ LONE_PIP_SMALL = 0.8
 # on felt read as a sure 1 in a tray accepted (tests: big dark dice, seed 11; shifted view 0.95). On the tuning sets
 # (1,000 trays of each model, the photos, 1,000 two-dice throws of each model, 800 felt throws) the 1s gave another
 # face at most 0.76 shifted (99th percentile 0.42-0.55), the 2s read as sure 1s 0.74-0.97; but marbled 1s, their
-# swirls in view, gave up to 0.93 (6 of 900 marbled trays' 1s at 0.8 or more). At 0.9, against no shifted views:
-# 800 felt throws +1 die read right, 300 trays each of marbled d6 and marbled Excape -1, every other set as before,
-# no tray newly accepted with a die read wrong; at 0.8, 6 marbled dice lost.
+# swirls in view, gave up to 0.93 (6 of 900 marbled trays' 1s at 0.8 or more; at 0.9, 2).
+# The shifted views cost ~5 ms a sure 1 (the full net reads most of them), ~30% of a 20-dice frame, so they are cut
+# only for a 1 whose wider cut hints at another face, at least LONE_PIP_HINT: the 2s above gave 0.24-0.96 there, the
+# 1s mostly under 0.02. Against no shifted views: 800 felt throws +1 die read right; the photos, 1,000 d6 trays, 1,000
+# two-dice d6 throws and 300 trays each of marbled d6, marbled Excape and marbled d6 with red pips read as before.
 LONE_PIP_SHIFT = 0.29
 LONE_PIP_SHIFTED = 0.9
+LONE_PIP_HINT = 0.1
 
 
 class ReadError(DiceCompanionError):
@@ -341,13 +344,18 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     if not ones or not others:
         return final
     seen = [_at_least_the_others_size(located, k) for k in ones]
-    shifted = np.concatenate([_shifted_views(work, located[k]) for k in ones])
-    other = softmax(net.run(np.concatenate([_cut(work, seen, LONE_PIP_MARGIN), shifted])))[:, others].max(axis=1)
-    wider, off_centre = other[:len(ones)], other[len(ones):].reshape(len(ones), -1).max(axis=1)
+    wider = softmax(net.run(_cut(work, seen, LONE_PIP_MARGIN)))[:, others].max(axis=1)
     doubted = list(final)
-    for k, p_wider, p_off in zip(ones, wider, off_centre, strict=True):
-        if p_wider >= LONE_PIP_OTHER_FACE or p_off >= LONE_PIP_SHIFTED:
+    for k, p in zip(ones, wider, strict=True):
+        if p >= LONE_PIP_OTHER_FACE:
             doubted[k] = replace(final[k], sure=False)
+    hinted = [k for k, p in zip(ones, wider, strict=True) if LONE_PIP_HINT <= p < LONE_PIP_OTHER_FACE]
+    if hinted:
+        shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
+        off_centre = softmax(net.run(shifted))[:, others].max(axis=1).reshape(len(hinted), -1).max(axis=1)
+        for k, p in zip(hinted, off_centre, strict=True):
+            if p >= LONE_PIP_SHIFTED:
+                doubted[k] = replace(final[k], sure=False)
     return doubted
 
 

@@ -622,6 +622,44 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
 
 
+def _located(centre: tuple[float, float], side: float, faint: bool = False) -> LocatedDie:
+    half = side / 2
+    return LocatedDie(box=(round(centre[0] - half), round(centre[1] - half), round(side), round(side)),
+                      rect=(centre, (side, side), 0.0), touches_edge=False, probability=0.9, faint=faint)
+
+
+def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
+    from vision.read import LONE_PIP_SMALL, _at_least_the_others_size
+
+    others = [_located((200.0, 100.0), 50.0), _located((300.0, 100.0), 54.0)]
+    small = _located((100.0, 100.0), 30.0)
+    raised = _at_least_the_others_size([small, *others], 0)
+    assert raised.rect == ((100.0, 100.0), (52.0, 52.0), 0.0)       # the others' median side, at its own centre
+    near = _located((100.0, 100.0), 52.0 * LONE_PIP_SMALL + 1)
+    assert _at_least_the_others_size([near, *others], 0) is near
+    # A faint die is no measure of the others' size (the locator hardly sees it), and a die alone has none.
+    assert _at_least_the_others_size([small, _located((200.0, 100.0), 80.0, faint=True)], 0) is small
+    assert _at_least_the_others_size([small], 0) is small
+
+
+def test_the_shifted_views_of_a_die_each_centre_one_of_its_corners() -> None:
+    from vision.read import LONE_PIP_SHIFT, _shifted_views
+    from vision.recognise import CROP_SIZE
+
+    # A white spot where a 2's pip lies, LONE_PIP_SHIFT of the side off the die's centre towards its lower right:
+    # the view shifted that way (the last) has it in its middle, the opposite one (the first) only at its far corner.
+    image = np.zeros((200, 200, 3), np.uint8)
+    side = 60.0
+    spot = round(100 + LONE_PIP_SHIFT * side)
+    cv2.circle(image, (spot, spot), 4, (255, 255, 255), -1)
+    views = _shifted_views(image, _located((100.0, 100.0), side))
+    assert views.shape == (4, CROP_SIZE, CROP_SIZE, 3)
+    middle = CROP_SIZE // 2
+    assert views[3][middle - 1:middle + 1, middle - 1:middle + 1].min() > 200
+    assert views[0][:-2, :-2].max() == 0
+
+
+
 def test_ones_seen_wider_stay_sure_when_no_other_face_shows() -> None:
     # Whole black 1s on felt and 1s of every look on a light tray: the wider cut sees the die alone, still a 1.
     for seed, look in [(3_200_024, BLACK_PAIR_ON_FELT), (3_200_058, BLACK_PAIR_ON_FELT), (7, {"tray": "light"})]:

@@ -334,7 +334,8 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
                   net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
     dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
-    there (LONE_PIP_OTHER_FACE).
+    there (LONE_PIP_OTHER_FACE), or, when it hints at one there (LONE_PIP_HINT), in one of four views shifted towards
+    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3).
 
     One pip of a dark die with more, boxed on its own, looks like a 1: a black 2 on dark felt, whose body the
     locator hardly sees, was read as a sure 1 on 4 of 800 dice of two-dice trays, a Mexx that was never thrown

@@ -286,13 +286,18 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     assert decided == [("3", "unclear")]
 
 
+def _located(centre: tuple[float, float], side: float, faint: bool = False, edge: bool = False,
+             probability: float = 0.9) -> LocatedDie:
+    (cx, cy), half = centre, side / 2
+    return LocatedDie(box=(round(cx - half), round(cy - half), round(side), round(side)),
+                      rect=(centre, (side, side), 0.0), touches_edge=edge, probability=probability, faint=faint)
+
+
 def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,
             edge: bool = False, probability: float = 0.9) -> _Die:
-    (cx, cy), half = centre, side / 2
-    located = LocatedDie(box=(round(cx - half), round(cy - half), round(side), round(side)),
-                         rect=(centre, (side, side), 0.0), touches_edge=edge, probability=probability)
     appearance = None if face is None else f"pips:{face}"
-    return _Die(located, FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
+    return _Die(_located(centre, side, edge=edge, probability=probability),
+                FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
 
 
 def _located_die(side: float, face: str = "5", tilted: bool = False) -> _Die:
@@ -622,12 +627,6 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
 
 
-def _located(centre: tuple[float, float], side: float, faint: bool = False) -> LocatedDie:
-    half = side / 2
-    return LocatedDie(box=(round(centre[0] - half), round(centre[1] - half), round(side), round(side)),
-                      rect=(centre, (side, side), 0.0), touches_edge=False, probability=0.9, faint=faint)
-
-
 def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
     from vision.read import LONE_PIP_SMALL, _at_least_the_others_size
 
@@ -657,7 +656,6 @@ def test_the_shifted_views_of_a_die_each_centre_one_of_its_corners() -> None:
     middle = CROP_SIZE // 2
     assert views[3][middle - 1:middle + 1, middle - 1:middle + 1].min() > 200
     assert views[0][:-2, :-2].max() == 0
-
 
 
 def test_ones_seen_wider_stay_sure_when_no_other_face_shows() -> None:

@@ -138,7 +138,7 @@ LONE_PIP_SMALL = 0.8
 # (1,000 trays of each model, the photos, 1,000 two-dice throws of each model, 800 felt throws) the 1s gave another
 # face at most 0.76 shifted (99th percentile 0.42-0.55), the 2s read as sure 1s 0.74-0.97; but marbled 1s, their
 # swirls in view, gave up to 0.93 (6 of 900 marbled trays' 1s at 0.8 or more; at 0.9, 2).
-# The shifted views cost ~5 ms a sure 1 (the full net reads most of them), ~30% of a 20-dice frame, so they are cut
+# The shifted views cost ~5 ms a sure 1 (the full net reads most of them), ~30% of the bench's frames, so they are cut
 # only for a 1 whose wider cut hints at another face, at least LONE_PIP_HINT: the 2s above gave 0.24-0.96 there, the
 # 1s mostly under 0.02. Against no shifted views: 800 felt throws +1 die read right; the photos, 1,000 d6 trays, 1,000
 # two-dice d6 throws and 300 trays each of marbled d6, marbled Excape and marbled d6 with red pips read as before.

@@ -346,18 +346,13 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         return final
     seen = [_at_least_the_others_size(located, k) for k in ones]
     wider = softmax(net.run(_cut(work, seen, LONE_PIP_MARGIN)))[:, others].max(axis=1)
-    doubted = list(final)
-    for k, p in zip(ones, wider, strict=True):
-        if p >= LONE_PIP_OTHER_FACE:
-            doubted[k] = replace(final[k], sure=False)
+    doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE}
     hinted = [k for k, p in zip(ones, wider, strict=True) if LONE_PIP_HINT <= p < LONE_PIP_OTHER_FACE]
     if hinted:
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
         off_centre = softmax(net.run(shifted))[:, others].max(axis=1).reshape(len(hinted), -1).max(axis=1)
-        for k, p in zip(hinted, off_centre, strict=True):
-            if p >= LONE_PIP_SHIFTED:
-                doubted[k] = replace(final[k], sure=False)
-    return doubted
+        doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
+    return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
 
 
 def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:

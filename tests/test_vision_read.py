@@ -540,22 +540,36 @@ def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() ->
     assert _without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
 
 
-def test_a_smaller_box_the_classifier_cannot_read_mostly_inside_a_die_read_sure_is_part_of_it() -> None:
-    from vision.read import PART_INSIDE, PART_SIDE, _without_parts_of_sure_dice
+def test_a_smaller_box_mostly_inside_a_die_read_sure_is_part_of_it() -> None:
+    from vision.read import PART_INSIDE, PART_SIDE, SURE_PART_SIDE, _without_parts_of_sure_dice
 
     five = _die_at((100, 100), 40, "5")
     part = _die_at((92, 92), 24, "1", sure=False)               # two pips of the 5, boxed apart: no die
     assert _without_parts_of_sure_dice([five, part]) == [five]
-    # Kept: a box read sure (a die of its own), one as big as the die (stacked on it, or the same die seen twice),
-    # one mostly outside it (a die beside it, half hidden).
-    sure_part = replace(part, guess=FaceGuess("pips:1", 0.9, True))
+    sure_part = replace(part, guess=FaceGuess("pips:1", 0.9, True))      # one pip, read as a sure 1: no die either
+    assert _without_parts_of_sure_dice([sure_part, five]) == [five]
+    # Kept: a box as big as the die, read unsure or as another face (stacked on it), or one mostly outside it (a die
+    # beside it, half hidden).
     as_big = _die_at((96, 96), 40 * PART_SIDE + 1, "1", sure=False)
+    other_face = _die_at((96, 96), 40 * SURE_PART_SIDE + 1, "1")
     beside = _die_at((124, 100), 20, "1", sure=False)           # 6 of its 20 px across inside the 5
     assert 0 < _overlap(beside.candidate, five.candidate) < PART_INSIDE
-    for kept in (sure_part, as_big, beside):
+    for kept in (as_big, other_face, beside):
         assert _without_parts_of_sure_dice([five, kept]) == [five, kept]
     assert _without_parts_of_sure_dice([replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]) == [
         replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]       # no die read sure: nothing to be part of
+
+
+def test_one_die_the_locator_boxed_twice_is_read_once_in_the_bigger_box() -> None:
+    from vision.read import SEEN_TWICE, _without_parts_of_sure_dice
+
+    five = _die_at((100, 100), 40, "5", probability=0.4)
+    again = _die_at((97, 98), 36, "5", probability=0.8)         # the same 5, a surer peak off its centre
+    assert _overlap(again.candidate, five.candidate) >= SEEN_TWICE
+    assert _without_parts_of_sure_dice([again, five]) == [five]
+    apart = _die_at((130, 100), 36, "5")                        # another 5 touching it: two dice, called stacked
+    assert _overlap(apart.candidate, five.candidate) < SEEN_TWICE
+    assert _without_parts_of_sure_dice([five, apart]) == [five, apart]
 
 
 def test_a_virtual_die_whose_pips_the_locator_also_boxed_apart_is_read_not_called_stacked(
@@ -569,6 +583,22 @@ def test_a_virtual_die_whose_pips_the_locator_also_boxed_apart_is_read_not_calle
     assert reading.status == "ok"
     monkeypatch.setattr(vision.read, "PART_INSIDE", 1.1)         # no box is ever that much inside another
     assert "is stacked" in (read_tray(rendered.image, D6, expect=len(rendered.dice)).reason or "")
+
+
+@pytest.mark.parametrize(("seed", "model", "bar"), [(2_001_231, D6, "SURE_PART_INSIDE"),
+                                                     (2_001_020, EXCAPE, "SEEN_TWICE")])
+def test_a_virtual_die_the_locator_boxed_twice_or_in_part_read_sure_is_read_once(
+        monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, bar: str) -> None:
+    # Virtual tuning trays: a corner of a 6 boxed apart and read as a sure 3; an Excape 2 the locator peaked on twice,
+    # both read as a sure 2. Each die is one die, not a stacked pair.
+    import vision.read
+
+    rendered = render_tray(seed, model)
+    reading = read_tray(rendered.image, model, expect=len(rendered.dice))
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    assert reading.status == "ok"
+    monkeypatch.setattr(vision.read, bar, 1.1)                 # no box is ever that much inside another
+    assert "is stacked" in (read_tray(rendered.image, model, expect=len(rendered.dice)).reason or "")
 
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,

@@ -11,6 +11,7 @@ import pytest
 
 from vision.flat import WEIGHTS as FLAT_WEIGHTS
 from vision.flat import FlatNet
+from vision.locate import SECOND_WEIGHTS as SECOND_LOCATOR_WEIGHTS
 from vision.locate import WEIGHTS as LOCATOR_WEIGHTS
 from vision.locate import Locator
 from vision.models import ModelError
@@ -18,7 +19,7 @@ from vision.nets import KNOWN_ANSWERS, STANDARD_FLOOR, WEIGHTS_DIR, check_known_
 from vision.recognise import QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
-COMMITTED = [LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, FLAT_WEIGHTS]
+COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, FLAT_WEIGHTS]
 
 
 @pytest.mark.parametrize(("net", "what"), [(Locator, "dice locator"), (FaceNet, "face classifier"),

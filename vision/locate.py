@@ -49,6 +49,11 @@ EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge ma
 # every cut die still stood unsure or was not found (0.8 and 0.9 read the d6 trays alike).
 EDGE_CORE = 0.85
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
+# A second locator, trained on twice the trays with more of the looks the first misses (dark dice on dark felt, pale
+# dice on a pale tray, big dice): the reader asks it only when it has found fewer dice than were thrown
+# (vision.read._with_dice_the_second_locator_finds). As the only locator it found more dice but read others worse: the
+# face and lying-flat nets learned on the crops cut where the first one puts dice (vision/training/README.md).
+SECOND_WEIGHTS = WEIGHTS.with_name("locator_second.onnx")
 
 
 class TrayRegionError(DiceCompanionError):
@@ -117,8 +122,8 @@ def _sigmoid(logits: np.ndarray | float) -> np.ndarray:
 class Locator:
     """The ONNX locator: a work frame in, its output maps out."""
 
-    def __init__(self, weights: Path = WEIGHTS) -> None:
-        self._net = load_net(weights, "dice locator")
+    def __init__(self, weights: Path = WEIGHTS, what: str = "dice locator") -> None:
+        self._net = load_net(weights, what)
 
     def maps(self, work: np.ndarray) -> tuple[np.ndarray, float]:
         """The output maps (OUTPUTS, h, w) for a work frame, and the scale from work to the net's input pixels."""
@@ -143,6 +148,12 @@ class Locator:
 def locator() -> Locator:
     """The shared locator, loaded on first use (never at import)."""
     return Locator()
+
+
+@cache
+def second_locator() -> Locator:
+    """The second locator (SECOND_WEIGHTS), loaded on first use (never at import)."""
+    return Locator(SECOND_WEIGHTS, "second dice locator")
 
 
 @dataclass(frozen=True)
@@ -188,17 +199,18 @@ def _touches_edge(box: tuple[float, float, float, float], width: int, height: in
 
 
 def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
-              threshold: float = PEAK_PROBABILITY, faint: float | None = FAINT_PEAK) -> list[LocatedDie]:
+              threshold: float = PEAK_PROBABILITY, faint: float | None = FAINT_PEAK,
+              net: Locator | None = None) -> list[LocatedDie]:
     """The dice the locator sees in a work-size frame, inside the tray region (x, y, w, h, work pixels) if given:
     its peaks of at least `threshold`, then the faint dice (LocatedDie.faint: peaks of at least `faint`, away from
     every other die; None: none).
 
     The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
     (vision.recognise.square_up_many), and the side of its turned square from the box (a square of side s turned by a
-    has a box s (|cos a| + |sin a|) wide)."""
+    has a box s (|cos a| + |sin a|) wide). net: the locator to ask (by default the reader's, `locator()`)."""
     if tray is not None:
         check_tray(tray, work.shape[1], work.shape[0])
-    every = [s for s in locator().spots(work, threshold, faint) if _in_tray(s, tray)]
+    every = [s for s in (net or locator()).spots(work, threshold, faint) if _in_tray(s, tray)]
     dice = located_dice(work, every, tray, threshold)
     clear = [d for d in dice if not d.faint]
     return clear + [d for d in dice if d.faint and all(

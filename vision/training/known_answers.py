@@ -47,7 +47,8 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     left = int(np.clip(round(cx * scale) - w // 2, 0, small.shape[1] - w)) // STRIDE * STRIDE
     frame = crops_to_blob(small[None, top:top + h, left:left + w])
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
-    return {"locator": (frame, "maps"), "faces": (crops, "logits"), "faces_quick": (crops, "logits"),
+    return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
+            "faces_quick": (crops, "logits"),
             "flat": (flat_inputs(work, dice), "logits")}
 
 

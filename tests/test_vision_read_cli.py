@@ -92,8 +92,13 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     from companion import bench
 
     assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
-                       "--hazard-trays", "1", "--speed-frames", "2"]) == 0
+                       "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2"]) == 0
     out = capsys.readouterr().out
+    throw_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
+                  if line.startswith(("| d6, any look ", "| black d6 on dark felt "))]
+    assert len(throw_rows) == 2
+    for name, throws, dice, _, _, _, accepted_wrong in throw_rows:
+        assert (throws, dice) == ("2", "4") and 0 <= int(accepted_wrong) <= 2, name
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
     assert "| taught A-K-Q-J die " in out
     hazard_rows = {line.split("|")[1].strip(): [int(v) for v in line.split("|")[2:-1]]
@@ -111,6 +116,27 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     with pytest.raises(SystemExit):
         bench.main(["vision", "--speed-frames", "0"])
     assert "--speed-frames must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_the_bench_counts_a_throw_accepted_with_a_die_not_read_right_as_a_wrong_throw() -> None:
+    from vision.bench import ThrowTally
+    from vision.result import DieReading, TrayReading
+
+    truth = [("2", (10, 10, 40, 40)), ("1", (100, 10, 40, 40))]
+    tally = ThrowTally("pairs")
+    right = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
+                                                       DieReading("1", 0.9, True, (100, 10, 40, 40))))
+    # A die read sure where no die lies, with one of the thrown dice missing: the count is right, the throw is not.
+    misplaced = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
+                                                           DieReading("1", 0.9, True, (300, 200, 40, 40))))
+    wrong = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
+                                                       DieReading("2", 0.9, True, (100, 10, 40, 40))))
+    refused = TrayReading(status="reroll", reason="die 2 is cocked", dice=(
+        DieReading("2", 0.9, True, (10, 10, 40, 40)), DieReading("?", 0.4, False, (100, 10, 40, 40), "cocked")))
+    for reading in (right, misplaced, wrong, refused):
+        tally.add(reading, truth)
+    assert (tally.throws, tally.dice, tally.correct, tally.silently_wrong) == (4, 8, 5, 1)
+    assert (tally.accepted, tally.accepted_wrong) == (3, 2)
 
 
 def test_the_bench_says_why_dice_were_not_read_right() -> None:

@@ -11,6 +11,9 @@ readings that match no die.
 Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge or blurred, read with
 the number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no
 such tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
+Throws: two dice at a time, of any look and black on dark felt (the reader's weakest look), read expecting two as
+the companion's tables read a throw: dice read right and silently wrong, throws accepted, and throws accepted that
+are not read right die for die (the game would count another throw).
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960 over 40 frames
 of 2-20 dice, its 90th percentile and its median by number of dice, and the motion tracker's per frame (it sees
 every camera frame; read_tray runs once a throw).
@@ -164,6 +167,60 @@ HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read 
                  "|----------|-------|-------------|---------|-----------|-----------|----------------|")
 
 
+# Throws as the companion's tables read them: two dice, read expecting two (vision.read asks its second locator for a
+# die missing from such a throw). Name, model, look.
+THROW_SETS = (("d6, any look", D6, {}), ("black d6 on dark felt", D6, {"die_colour": "black", "tray": "felt"}))
+THROW_SEED_START = BENCH_SEED_START + 700_000
+THROW_DICE = 2
+
+
+@dataclass
+class ThrowTally:
+    name: str
+    throws: int = 0
+    dice: int = 0
+    correct: int = 0            # found, sure and the right face
+    silently_wrong: int = 0     # found, sure and the wrong face
+    accepted: int = 0           # throws read "ok": the game counts them
+    accepted_wrong: int = 0     # ... with a die read wrong: a throw the game counts as another
+
+    def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]]) -> None:
+        self.throws += 1
+        self.dice += len(truth)
+        found, _ = match_reading(reading, [box for _, box in truth])
+        right = sum(die.sure and die.face == truth[j][0] for j, die in found.items())
+        wrong = sum(die.sure and die.face != truth[j][0] for j, die in found.items())
+        self.correct += right
+        self.silently_wrong += wrong
+        if reading.status == "ok":
+            self.accepted += 1
+            self.accepted_wrong += right < len(truth)
+
+    def row(self) -> str:
+        def pct(n: int, of: int) -> str:
+            return f"{100 * n / of:6.2f}%" if of else "    -  "
+
+        return (f"| {self.name:<23} | {self.throws:>6} | {self.dice:>5} | {pct(self.correct, self.dice)} | "
+                f"{pct(self.silently_wrong, self.dice)} ({self.silently_wrong}) | {pct(self.accepted, self.throws)} | "
+                f"{self.accepted_wrong:>14} |")
+
+
+THROW_HEADER = ("| throws of two dice      | throws |  dice | correct | silently wrong | accepted | accepted wrong |\n"
+                "|-------------------------|--------|-------|---------|----------------|----------|----------------|")
+
+
+def run_throws(index: int, throws: int) -> ThrowTally:
+    """Throws of THROW_DICE dice of THROW_SETS[index], each read expecting them, as the table reads a throw."""
+    from vision.virtual_tray import render_tray
+
+    name, model, look = THROW_SETS[index]
+    tally = ThrowTally(name)
+    for k in range(throws):
+        rendered = render_tray(THROW_SEED_START + 10_000 * index + k, model, n_dice=THROW_DICE, **look)
+        tally.add(read_tray(rendered.image, model, expect=THROW_DICE), [(d.label, d.box) for d in rendered.dice])
+    return tally
+
+
 def run_hazards(hazard: str, trays: int) -> HazardTally:
     """Trays with one hazard, d6 and Excape in turn, each read expecting the dice thrown."""
     from vision.training.photos import match_boxes
@@ -280,6 +337,8 @@ def main(argv: list[str]) -> int:
                         help="dice read with a model taught from a few virtual shots (0: skip that row)")
     parser.add_argument("--hazard-trays", type=int, default=50,
                         help="virtual trays per hazard (cocked, stacked, cut, blurred; 0: skip that table)")
+    parser.add_argument("--throws", type=int, default=500,
+                        help="throws of two dice per throw set, read as the table reads them (0: skip that table)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
                         help=f"frames timed per number of dice ({', '.join(map(str, SPEED_DICE))}; "
                              f"default {SPEED_FRAMES_EACH})")
@@ -306,6 +365,7 @@ def main(argv: list[str]) -> int:
         tallies.append(run_set(f"taught {'-'.join(TAUGHT_LABELS)} die", taught, throws, expect_dice=args.taught_dice))
 
     hazard_tallies = [run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES] if args.hazard_trays else []
+    throw_tallies = [run_throws(k, args.throws) for k in range(len(THROW_SETS))] if args.throws > 0 else []
 
     from vision.virtual_tray import render_tray
 
@@ -330,6 +390,11 @@ def main(argv: list[str]) -> int:
         print(HAZARD_HEADER)
         for hazard_tally in hazard_tallies:
             print(hazard_tally.row())
+    if throw_tallies:
+        print()
+        print(THROW_HEADER)
+        for throw_tally in throw_tallies:
+            print(throw_tally.row())
     print()
     for (w, h), (wall_ms, cpu_ms, per_frame), tracker_ms in speed_rows:
         by_dice = np.median(np.reshape(per_frame, (len(SPEED_DICE), args.speed_frames)), axis=1)

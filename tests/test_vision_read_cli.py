@@ -128,15 +128,18 @@ def test_the_bench_counts_a_throw_accepted_with_a_die_not_read_right_as_a_wrong_
                                                        DieReading("1", 0.9, True, (100, 10, 40, 40))))
     # A die read sure where no die lies, with one of the thrown dice missing: the count is right, the throw is not.
     misplaced = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
-                                                           DieReading("1", 0.9, True, (300, 200, 40, 40))))
+                                                           DieReading("5", 0.9, True, (300, 200, 40, 40))))
+    # A 1 boxed by its pip alone matches no labelled box, but the throw's faces are the ones thrown.
+    small_one = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
+                                                           DieReading("1", 0.9, True, (112, 22, 16, 16))))
     wrong = TrayReading(status="ok", reason=None, dice=(DieReading("2", 0.9, True, (10, 10, 40, 40)),
                                                        DieReading("2", 0.9, True, (100, 10, 40, 40))))
     refused = TrayReading(status="reroll", reason="die 2 is cocked", dice=(
         DieReading("2", 0.9, True, (10, 10, 40, 40)), DieReading("?", 0.4, False, (100, 10, 40, 40), "cocked")))
-    for reading in (right, misplaced, wrong, refused):
+    for reading in (right, misplaced, small_one, wrong, refused):
         tally.add(reading, truth)
-    assert (tally.throws, tally.dice, tally.correct, tally.silently_wrong) == (4, 8, 5, 1)
-    assert (tally.accepted, tally.accepted_wrong) == (3, 2)
+    assert (tally.throws, tally.dice, tally.correct, tally.silently_wrong) == (5, 10, 6, 1)
+    assert (tally.accepted, tally.accepted_wrong) == (4, 2)
 
 
 def test_the_bench_says_why_dice_were_not_read_right() -> None:

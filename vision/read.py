@@ -428,7 +428,8 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     locator stood as a sure 1 (hazard tuning tray 3,000,192).
 
     Read expecting the dice thrown (without the second locator in brackets): of 800 throws of two black dice on felt
-    (seeds 3,200,000+), 1,513 (1,471) of 1,600 dice right and 720 (686) throws accepted, none with a die read wrong;
+    (seeds 3,200,000+), 1,513 (1,471) of 1,600 dice right and 720 (686) throws accepted, none with a die read wrong
+    (from 3,210,000, once: 1,523 (1,480), 728 (692), one wrong both ways);
     of 1,000 two-dice throws of each model (3,220,000+, 3,230,000+), d6 1,994 (1,990) and Excape 1,993 (1,989) of
     2,000 right; 1,000 tuning trays of each model (2,000,250+) 4,545 (4,542) of 4,559 and 1,992 (1,991) of 2,000, a
     fresh range (2,200,000+) 4,498 (4,497) of 4,517 and 1,991 (1,990) of 2,000; the train split's photos as before;

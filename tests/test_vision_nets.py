@@ -95,3 +95,18 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
     np.testing.assert_allclose(blob, expected, atol=2e-5)
     assert np.abs(blob[-1]).max() < 1e-4
     assert crops_to_blob(images[:0]).shape == (0, 3, *shape[1:3])
+
+
+def test_the_second_locator_is_named_in_its_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The companion loads every net as it starts (vision.read.load_nets): a second locator missing from an install
+    # is refused then, by name, not at the first throw short of a die.
+    from vision import locate
+    from vision.read import load_nets
+
+    monkeypatch.setattr(locate, "SECOND_WEIGHTS", tmp_path / "locator_second.onnx")
+    locate.second_locator.cache_clear()
+    try:
+        with pytest.raises(ModelError, match="second dice locator weights missing"):
+            load_nets()
+    finally:
+        locate.second_locator.cache_clear()

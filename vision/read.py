@@ -397,11 +397,18 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
 
 
-def _smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
-    """Whether located[k] is boxed smaller than the median side of the other dice the locator sees clearly (or is
-    alone): a box that may hold one pip of a die, not the whole die."""
+def _others_side(located: list[LocatedDie], k: int) -> float | None:
+    """The median side of the dice other than located[k] that the locator sees clearly (a faint die is no measure of
+    the others' size); None when there are none."""
     sides = [d.side for j, d in enumerate(located) if j != k and not d.faint]
-    return not sides or located[k].side < float(np.median(sides))
+    return float(np.median(sides)) if sides else None
+
+
+def _smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
+    """Whether located[k] is boxed smaller than the other dice (_others_side), or is alone: a box that may hold one
+    pip of a die, not the whole die."""
+    usual = _others_side(located, k)
+    return usual is None or located[k].side < usual
 
 
 def _seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
@@ -430,12 +437,8 @@ def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
 def _at_least_the_others_size(located: list[LocatedDie], k: int) -> LocatedDie:
     """located[k], its side raised to the median side of the other dice (those the locator sees clearly) when it is
     under LONE_PIP_SMALL of that: a box that small may hold one pip of a bigger die."""
-    die = located[k]
-    sides = [d.side for j, d in enumerate(located) if j != k and not d.faint]
-    if not sides:
-        return die
-    usual = float(np.median(sides))
-    if die.side >= LONE_PIP_SMALL * usual:
+    die, usual = located[k], _others_side(located, k)
+    if usual is None or die.side >= LONE_PIP_SMALL * usual:
         return die
     return replace(die, rect=(die.rect[0], (usual, usual), die.rect[2]))
 
@@ -474,10 +477,10 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     both ways, a 4 read as a 2); of 1,000 two-dice throws of each model (3,220,000+, 3,230,000+), d6 1,994 (1,990)
     and Excape 1,993 (1,989) of 2,000 right; 1,000 tuning trays of each model (2,000,250+) 4,545 (4,542) of 4,559
     and 1,992 (1,991) of 2,000, a fresh range (2,200,000+) 4,498 (4,497) of 4,517 and 1,991 (1,990) of 2,000; the
-    train split's photos as before;
-    no tray with a cocked, stacked, cut or blurred die accepted (200 each), as before. Of 200 trays with a hand in
-    them, 2 more dice were read sure and wrong, both partly under the hand (a 6 showing three pips), neither in a
-    tray accepted; at the table the motion tracker holds back a tray a hand rests in (vision.motion).
+    train split's photos as before; no tray with a cocked, stacked, cut or blurred die accepted (200 each), as
+    before. Of 200 trays with a hand in them, 2 more dice were read sure and wrong, both partly under the hand (a 6
+    showing three pips), neither in a tray accepted; at the table the motion tracker holds back a tray a hand rests
+    in (vision.motion).
 
     Its cost: the second locator's run (~3 ms) and a read of the dice kept, on the throws it is asked for only."""
     kept_candidates = [d.candidate for d in dice]

@@ -121,19 +121,34 @@ def synth_cross(patch: np.ndarray, rng: np.random.Generator) -> np.ndarray | Non
     return out
 
 
-def augment(patch: np.ndarray, rng: np.random.Generator, off_centre: bool = False,
+# Views of a die that are no die to the classifier ("none"), besides the die itself ("whole"): "off_centre", cut
+# 0.6-0.9 of its side away (half a die); "part", cut PART_SIDES of its side wide around a point of its face (one
+# pip of a 2 or two of a 4 boxed alone, as the locator boxes a dark die on dark felt: read as a sure 1 or 2, the
+# wrong throw the reader's lone-pip checks exist for).
+VIEWS = ("whole", "off_centre", "part")
+PART_SIDES = (0.4, 0.62)
+
+
+def augment(patch: np.ndarray, rng: np.random.Generator, view: str = "whole",
             crop_size: int = CROP_SIZE, aligned: bool = False) -> np.ndarray:
-    """A random crop_size crop of the die in the middle of a patch: a turn, jitter, light, colour, blur, noise.
+    """A random crop_size crop of the die in the middle of a patch, as `view` (VIEWS): a turn, jitter, light,
+    colour, blur, noise.
 
     Any turn by default: the reader's angle is only roughly the die's (shadows, perspective), and on held-out
     real dice nets trained so read better than nets trained on quarter turns and a few degrees (`aligned`).
     """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}; expected one of {VIEWS}")
     angle = 90 * int(rng.integers(4)) + rng.normal(0, 7) if aligned else rng.uniform(0, 360)
     side = DIE_PX * rng.uniform(0.85, 1.17)
     shift = rng.normal(0, 0.06, 2) * DIE_PX
-    if off_centre:
+    if view == "off_centre":
         direction = rng.uniform(0, 2 * np.pi)
         shift = np.array([np.cos(direction), np.sin(direction)]) * rng.uniform(0.6, 0.9) * DIE_PX
+    elif view == "part":
+        side = DIE_PX * rng.uniform(*PART_SIDES)
+        direction = rng.uniform(0, 2 * np.pi)
+        shift = np.array([np.cos(direction), np.sin(direction)]) * rng.uniform(0.2, 0.4) * DIE_PX
     scale = crop_size / (side * CROP_MARGIN)
     matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale)
     matrix[:, 2] += crop_size / 2 - PATCH / 2 - matrix[:, :2] @ shift
@@ -255,6 +270,8 @@ def main(argv: list[str]) -> int:
                         "--widths and --convs are ignored)")
     parser.add_argument("--lr", type=learning_rate, default=3e-3,
                         help="peak learning rate (a fine-tune wants less, ~1e-3)")
+    parser.add_argument("--parts", type=float, default=0.0,
+                        help="each epoch, this share of the dice again as a part of the die (VIEWS: 'part'), as no die")
     parser.add_argument("--crop-size", type=int, default=CROP_SIZE,
                         help="input side in px; the reader's vision.recognise.CROP_SIZE must match the committed net")
     args = parser.parse_args(argv)
@@ -263,6 +280,8 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"--crop-size must be at least 16 px (three halvings), got {crop_size}")
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
+    if not 0 <= args.parts <= 1:
+        raise SystemExit(f"--parts must be within 0..1, got {args.parts}")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -284,7 +303,7 @@ def main(argv: list[str]) -> int:
         net = FaceNet(**shape)
     teacher = load_saved(args.teacher, crop_size)[0] if args.teacher else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
-    steps_per_epoch = (len(train) + len(die_idx) // 3) // 128 + 1
+    steps_per_epoch = (len(train) + len(die_idx) // 3 + round(len(die_idx) * args.parts)) // 128 + 1
     # One cycle: a short warm-up, then a cosine decay to almost nothing.
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
                                                    pct_start=0.1, anneal_strategy="cos")
@@ -295,15 +314,17 @@ def main(argv: list[str]) -> int:
     for epoch in range(args.epochs):
         started = time.monotonic()
         net.train()
-        # Each epoch: every example once, plus off-centre views of dice as "none" (a half-die is no die).
-        items = [(i, False) for i in rng.permutation(train)]
-        items += [(i, True) for i in rng.choice(die_idx, len(die_idx) // 3, replace=False)]
+        # Each epoch: every example once, plus off-centre views of dice as "none" (a half-die is no die), and with
+        # --parts, parts of dice too.
+        items = [(i, "whole") for i in rng.permutation(train)]
+        items += [(i, "off_centre") for i in rng.choice(die_idx, len(die_idx) // 3, replace=False)]
+        items += [(i, "part") for i in rng.choice(die_idx, round(len(die_idx) * args.parts), replace=False)]
         items = [items[k] for k in rng.permutation(len(items))]
         total = 0.0
         for start in range(0, len(items), 128):
             batch = items[start:start + 128]
-            x = to_tensor(np.stack([augment(patches[i], rng, off, crop_size, args.aligned) for i, off in batch]))
-            y = torch.tensor([none_class if off else int(classes[i]) for i, off in batch])
+            x = to_tensor(np.stack([augment(patches[i], rng, view, crop_size, args.aligned) for i, view in batch]))
+            y = torch.tensor([int(classes[i]) if view == "whole" else none_class for i, view in batch])
             optimiser.zero_grad()
             logits, _ = net(x)
             loss = loss_fn(logits, y)

@@ -50,11 +50,9 @@ EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge ma
 EDGE_CORE = 0.85
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
 # A second locator, trained on twice the trays with more of the looks the first misses (dark dice on dark felt, pale
-# dice on a pale tray, big dice): the reader asks it in the whole frame only when it has found fewer dice than were
-# thrown (vision.read._with_dice_the_second_locator_finds), and in a small window around a spot of the first that
-# it dropped or a small sure 1 (_with_dice_seen_around_dropped_spots, _seen_around). As the only locator it found
-# more dice but read others worse: the face and lying-flat nets learned on the crops cut where the first one puts
-# dice (vision/training/README.md).
+# dice on a pale tray, big dice): the reader asks it only when it has found fewer dice than were thrown
+# (vision.read._with_dice_the_second_locator_finds). As the only locator it found more dice but read others worse: the
+# face and lying-flat nets learned on the crops cut where the first one puts dice (vision/training/README.md).
 SECOND_WEIGHTS = WEIGHTS.with_name("locator_second.onnx")
 
 
@@ -212,7 +210,7 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     has a box s (|cos a| + |sin a|) wide). net: the locator to ask (by default the reader's, `locator()`)."""
     if tray is not None:
         check_tray(tray, work.shape[1], work.shape[0])
-    every = [s for s in (net or locator()).spots(work, threshold, faint) if in_tray(s, tray)]
+    every = [s for s in (net or locator()).spots(work, threshold, faint) if _in_tray(s, tray)]
     dice = located_dice(work, every, tray, threshold)
     clear = [d for d in dice if not d.faint]
     return clear + [d for d in dice if d.faint and all(
@@ -232,11 +230,10 @@ def find_big_spots(work: np.ndarray, tray: tuple[int, int, int, int] | None = No
     grow = w / small.shape[1]
     spots = [Spot((s.centre[0] * grow, s.centre[1] * grow), s.box_side * grow, s.probability)
              for s in locator().spots(small)]
-    return [s for s in spots if in_tray(s, tray)]
+    return [s for s in spots if _in_tray(s, tray)]
 
 
-def in_tray(spot: Spot, tray: tuple[int, int, int, int] | None) -> bool:
-    """Whether a spot's centre lies in the tray region (x, y, w, h; None: the whole frame)."""
+def _in_tray(spot: Spot, tray: tuple[int, int, int, int] | None) -> bool:
     return tray is None or (tray[0] <= spot.centre[0] < tray[0] + tray[2] and
                             tray[1] <= spot.centre[1] < tray[1] + tray[3])
 

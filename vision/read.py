@@ -2,8 +2,7 @@
 
 The locator (vision.locate) finds the dice; the classifier (vision.recognise) reads each one's face. When a spot
 the locator sees is left in doubt, it looks again at the frame shrunk, for dice too big for its usual scale, and
-reads a small spot it took for no die again in a box twice its size (a dark die seen only by its pip); around a
-spot it dropped, it asks a second locator, trained on more of the looks the first misses. A die is
+reads a small spot it took for no die again in a box twice its size (a dark die seen only by its pip). A die is
 trusted ("sure") only when the classifier is sure of its face and nothing about the die itself casts doubt on it:
 cut by the frame edge, a size outlier or overlapping another die (stacked), not lying flat (cocked: the lying-flat
 check, vision.flat, or the classifier sees it tilted, unless the check is sure it lies flat), or much blurrier than
@@ -29,7 +28,6 @@ from vision.locate import (
     check_tray,
     find_big_spots,
     find_dice,
-    in_tray,
     located_dice,
     locator,
     second_locator,
@@ -182,14 +180,14 @@ LONE_PIP_SHIFTED = 0.9
 LONE_PIP_HINT = 0.1
 # ... and, when still trusted and boxed smaller than the other dice (_smaller_than_the_others), it is unsure when the
 # second locator (vision.locate.second_locator, which learned more dark-on-felt trays), reading a window of
-# SECOND_LOOK_WINDOW of its side each way around it, sees a die at least LONE_PIP_AROUND times as big holding its
+# LONE_PIP_WINDOW of its side each way around it, sees a die at least LONE_PIP_AROUND times as big holding its
 # centre that the classifier reads as another face, LONE_PIP_OTHER_FACE or more: the whole die whose pip was boxed.
 # On felt throws no rule had been chosen on (800 each from 3,240,000 and 3,250,000), the reader without it accepted 3
 # throws with a 2 read as a sure 1; with it, none, and no die fewer read right (1,514 and 1,513 of 1,600); on the felt
 # range the rules above were chosen on, 2 more dice right. The photos, 1,000 trays of each model, 1,000 two-dice
 # throws of each and 200 trays each with a cocked or stacked die read as before. The window costs ~0.3 ms, for the
 # small sure 1s only: timed alternately on the bench's 40 frames, 1-3% more (9% with every sure 1 checked).
-SECOND_LOOK_WINDOW = 2.0
+LONE_PIP_WINDOW = 2.0
 LONE_PIP_AROUND = 1.25
 
 
@@ -427,24 +425,17 @@ def _smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
 
 
 def _seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
-    """The dice the second locator sees in a window around a die (_second_look_around) that are bigger than it
-    (LONE_PIP_AROUND) and hold its centre: where a pip boxed alone is one of a bigger die's pips, the die as a
-    whole."""
-    return [d for d in _second_look_around(work, die) if d.side >= LONE_PIP_AROUND * die.side and
-            _in_square(die.rect[0], d.rect)]
-
-
-def _second_look_around(work: np.ndarray, die: LocatedDie, tray: tuple[int, int, int, int] | None = None
-                        ) -> list[LocatedDie]:
-    """The dice the second locator sees clearly in a window around a die, SECOND_LOOK_WINDOW of its side each way (the
-    locator learned on windows of frames, each standardised alone), inside the tray region if given."""
+    """The dice the second locator sees in a window around a die (LONE_PIP_WINDOW of its side each way; the locator
+    learned on windows of frames, each standardised alone) that are bigger than it (LONE_PIP_AROUND) and hold its
+    centre: where a pip boxed alone is one of a bigger die's pips, the die as a whole."""
     h, w = work.shape[:2]
-    (cx, cy), reach = die.rect[0], max(SECOND_LOOK_WINDOW * die.side, 2 * STRIDE / INPUT_SCALE)
+    (cx, cy), reach = die.rect[0], max(LONE_PIP_WINDOW * die.side, 2 * STRIDE / INPUT_SCALE)
     x0, y0 = max(0, round(cx - reach)), max(0, round(cy - reach))
     x1, y1 = min(w, round(cx + reach)), min(h, round(cy + reach))
     spots = [Spot((s.centre[0] + x0, s.centre[1] + y0), s.box_side, s.probability)
              for s in second_locator().spots(work[y0:y1, x0:x1])]
-    return located_dice(work, [s for s in spots if in_tray(s, tray)], tray)
+    return [d for d in located_dice(work, spots) if d.side >= LONE_PIP_AROUND * die.side and
+            _in_square(die.rect[0], d.rect)]
 
 
 def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
@@ -476,51 +467,22 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     if not model.taught:
         dice = _with_grown_dice(work, tray, located, _with_big_dice(work, tray, located, dice, model), model)
     dice = _without_parts_of_sure_dice(_without_cluster_boxes(dice))
-    if not model.taught:
-        dice = _with_dice_seen_around_dropped_spots(work, tray, located, dice, model)
     if expect is not None and len(dice) < expect and not model.taught:
         dice = _with_dice_the_second_locator_finds(work, tray, dice, model)
     return dice
 
 
-def _with_dice_seen_around_dropped_spots(work: np.ndarray, tray: tuple[int, int, int, int] | None,
-                                         located: list[LocatedDie], dice: list[_Die], model: DieModel) -> list[_Die]:
-    """The dice read, with the dice the second locator sees around each clear spot of the first that was dropped
-    (read as no die, in no die kept) when they are at least LONE_PIP_SMALL of the side of the dice read sure and
-    _with_new_dice keeps them.
-
-    A clear spot read as no die is most often something there that the first locator boxed badly: one pip of a black
-    2, or two dice side by side in one box (a black 1 against a green 3). The second locator, reading a window around
-    it (SECOND_LOOK_WINDOW; ~0.3 ms), often sees the die whole. A die it sees there smaller than the others may be
-    that pip again, boxed a little bigger: such a die, read as a sure 1, was a black 2 (d6 tuning tray 2,300,539).
-
-    Chosen on 1,000 trays of each model of ranges no rule had been chosen on (d6 2,300,000+, Excape 2,310,000+): 3
-    more dice found and read right, none wrong (with no size bar: the same 3, and that 2 read as a sure 1). Judged
-    on ranges nobody had read (against the reader without it): 1,000 d6 trays from 2,400,000, 4,471 -> 4,473 of
-    4,496 dice right; 1,000 Excape trays from 2,410,000, 1,982 -> 1,983 of 2,000; 500 felt throws from 3,270,000,
-    946 -> 948 of 1,000, 450 -> 452 throws accepted, none wrong (a 2 the whole-frame second look used to find is now
-    found here, boxed a little otherwise, and called cocked); on the felt range the rules were chosen on (800 throws
-    from 3,200,000) 1,515 -> 1,517 of 1,600, none wrong; the photos, 1,000 two-dice throws of each model and 200 trays
-    of each hazard read die for die as before. On the bench's speed frames a spot is dropped once in 20 frames:
-    the median time is unchanged."""
-    kept = [d.candidate for d in dice]
-    kept_set = set(kept)
-    dropped = [c for c in located if not c.faint and c not in kept_set and not any(
-        _in_square(c.rect[0], k.rect) or _in_square(k.rect[0], c.rect) for k in kept)]
-    if not dropped:
-        return dice
-    seen = [d for c in dropped for d in _second_look_around(work, c, tray)]
-    sure = [d.candidate.side for d in dice if d.guess.sure]
-    if sure:
-        seen = [d for d in seen if d.side >= LONE_PIP_SMALL * float(np.median(sure))]
-    return _with_new_dice(work, dice, seen, model)
-
-
 def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, int, int] | None, dice: list[_Die],
                                         model: DieModel) -> list[_Die]:
-    """The dice read, with the dice the second locator (vision.locate.second_locator) finds in the whole frame that
-    _with_new_dice keeps: asked only when fewer dice were found than were thrown, so a throw read whole reads as
-    before.
+    """The dice read, with each die the second locator (vision.locate.second_locator) finds where none was read,
+    when it reads as a sure face inside the frame and overlaps no die read: asked only when fewer dice were found
+    than were thrown, so a throw read whole reads as before.
+
+    Where none was read: its centre in no kept die's square, and no kept die's centre in its square (a spot the
+    first look dropped, a pip it took for no die, does not count: that is where a dark die on felt is missed). The
+    new dice are read beside the dice kept (not read again), so that the checks that compare a die with the others
+    (a lone pip boxed small and read as a 1: _doubted_ones) see them: read alone, one pip of a black 2 boxed by the
+    second locator stood as a sure 1 (hazard tuning tray 3,000,192).
 
     Read expecting the dice thrown (in brackets: the reader before the second locator and its view around a small 1,
     LONE_PIP_AROUND): of 800 throws of two black dice on felt (seeds 3,200,000+), 1,515 (1,471) of 1,600 dice right
@@ -534,20 +496,8 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     in (vision.motion).
 
     Its cost: the second locator's run (~3 ms), on the throws it is asked for only."""
-    return _with_new_dice(work, dice, find_dice(work, tray, faint=None, net=second_locator()), model)
-
-
-def _with_new_dice(work: np.ndarray, dice: list[_Die], candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
-    """The dice read, with each candidate found where none was read when it reads as a sure face inside the frame
-    and overlaps no die read (the more probable first).
-
-    Where none was read: its centre in no kept die's square, and no kept die's centre in its square (a spot the
-    first look dropped, a pip it took for no die, does not count: that is where a dark die on felt is missed). The
-    candidates are read beside the dice kept, so that the checks that compare a die with the others (a lone pip
-    boxed small and read as a 1: _doubted_ones) see them: read alone, one pip of a black 2 boxed by the second
-    locator stood as a sure 1 (hazard tuning tray 3,000,192)."""
     kept_candidates = [d.candidate for d in dice]
-    new = [c for c in candidates if not any(
+    new = [c for c in find_dice(work, tray, faint=None, net=second_locator()) if not any(
         _in_square(c.rect[0], k.rect) or _in_square(k.rect[0], c.rect) for k in kept_candidates)]
     # A spot inside a bigger one of the second locator's is a part of that die (a pip): the bigger one is the die.
     new = [c for c in new if not any(o.side > c.side and _in_square(c.rect[0], o.rect) for o in new)]

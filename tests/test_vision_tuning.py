@@ -71,3 +71,25 @@ def test_a_throw_set_renders_its_look_and_is_read_as_the_table_reads_a_throw() -
     assert (image == render_tray(3_200_000, D6, n_dice=2, die_colour="black", tray="felt").image).all()
     record = tuning.read_set("black-pairs-on-felt", trays=2)
     assert collections.Counter(tray for tray, _ in record.dice) == {"3200000": 2, "3200001": 2}
+
+
+def test_the_battery_holds_tuning_sets_only() -> None:
+    for name, (which, options) in tuning.BATTERY.items():
+        assert which in tuning.SETS, name
+        if "first" in options:
+            tuning.check_tuning_seeds(options["first"], options["trays"])      # never the benchmark's seeds
+
+
+def test_a_battery_read_twice_compares_equal_set_by_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tuning, "BATTERY", {"cut": ("cut", {"trays": 2}), "d6-throws": ("d6", {"trays": 2, "dice": 2})})
+    old, new = tmp_path / "old", tmp_path / "new"
+    tuning.read_battery(old)
+    tuning.read_battery(new, only=["cut"])
+    assert sorted(p.name for p in old.iterdir()) == ["cut.pkl", "d6-throws.pkl"]
+    lines = tuning.compare_folders(old, new)
+    assert lines[0].startswith("== cut: 0 changes; now cut: ")
+    assert lines[1] == f"== d6-throws: not in {new}"
+    with pytest.raises(SystemExit, match="not in the battery: stacked"):
+        tuning.read_battery(new, only=["stacked"])
+    with pytest.raises(SystemExit, match="not one of each"):
+        tuning.main(["compare", str(old), str(old / "cut.pkl")])

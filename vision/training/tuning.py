@@ -20,6 +20,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
     (change the code)
     .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/after.pkl
     .venv/bin/python -m vision.training.tuning compare /tmp/before.pkl /tmp/after.pkl
+    .venv/bin/python -m vision.training.tuning battery /tmp/before [--only d6,excape]   # every set a rule is judged on
+    .venv/bin/python -m vision.training.tuning compare /tmp/before /tmp/after           # two battery folders
 """
 
 from __future__ import annotations
@@ -48,6 +50,22 @@ THROW_SETS: dict[str, tuple[DieModel, int, int, dict]] = {
     "black-pairs-on-felt": (D6, 3_200_000, 2, {"die_colour": "black", "tray": "felt"}),
 }
 SETS = (*PHOTO_SETS, "d6", "excape", *HAZARDS, *THROW_SETS)
+# The sets a rule is judged on, read in one go (`battery DIR`; `compare OLD_DIR NEW_DIR`): name in the folder -> set
+# and read_set's options. The ranges the reader's rules were chosen on; judge a rule on a range nobody has read too
+# (vision/training/README.md keeps count of the ranges read).
+BATTERY: dict[str, tuple[str, dict]] = {
+    "held-out-photos": ("held-out-photos", {}),
+    "other-photos": ("other-photos", {}),
+    "d6": ("d6", {"first": TUNING_SEED_START + 250, "trays": 1000}),
+    "excape": ("excape", {"first": TUNING_SEED_START + 250, "trays": 1000}),
+    "marbled-d6": ("d6", {"first": TUNING_SEED_START + 5_000, "trays": 300, "look": {"die_colour": "marbled"}}),
+    "marbled-excape": ("excape", {"first": TUNING_SEED_START + 5_300, "trays": 300,
+                                  "look": {"die_colour": "marbled"}}),
+    **{hazard: (hazard, {"trays": 200}) for hazard in HAZARDS},
+    "black-pairs-on-felt": ("black-pairs-on-felt", {"trays": 800}),
+    "d6-throws": ("d6", {"first": 3_220_000, "trays": 1000, "dice": 2}),
+    "excape-throws": ("excape", {"first": 3_230_000, "trays": 1000, "dice": 2}),
+}
 
 
 @dataclass(frozen=True)
@@ -186,6 +204,35 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
     return lines
 
 
+def read_battery(folder: Path, only: list[str] | None = None) -> None:
+    """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary."""
+    unknown = sorted(set(only or ()) - set(BATTERY))
+    if unknown:
+        raise SystemExit(f"not in the battery: {', '.join(unknown)}; it holds: {', '.join(BATTERY)}")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in only or BATTERY:
+        which, options = BATTERY[name]
+        record = read_set(which, **options)
+        (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
+        print(f"{name}: {summary(record)}", flush=True)
+
+
+def compare_folders(old: Path, new: Path) -> list[str]:
+    """compare() for every record two battery folders both hold (by file name), each set's lines under its name;
+    a set the new folder lacks is said to be missing."""
+    lines = []
+    for path in sorted(old.glob("*.pkl")):
+        other = new / path.name
+        if not other.exists():
+            lines.append(f"== {path.stem}: not in {new}")
+            continue
+        was, now = (pickle.loads(p.read_bytes()) for p in (path, other))
+        changes = compare(was, now)
+        lines.append(f"== {path.stem}: {len(changes)} change{'s' * (len(changes) != 1)}; now {summary(now)}")
+        lines += changes
+    return lines
+
+
 def _said(die: DieRecord) -> str:
     if die.face is None:
         return "not found"
@@ -203,7 +250,11 @@ def main(argv: list[str]) -> int:
     read.add_argument("--dice", type=int, help="dice a virtual d6 or excape tray, read expecting them (a throw at "
                       "the table: 2)")
     read.add_argument("--save", type=Path, help="where to keep the record, for compare")
-    both = commands.add_parser("compare", help="every die two records of the same set read otherwise")
+    battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
+    battery.add_argument("folder", type=Path)
+    battery.add_argument("--only", help="these of the battery's sets, comma-separated")
+    both = commands.add_parser("compare", help="every die two records of the same set read otherwise (two battery "
+                               "folders: each set they both hold)")
     both.add_argument("old", type=Path)
     both.add_argument("new", type=Path)
     args = parser.parse_args(argv)
@@ -214,6 +265,15 @@ def main(argv: list[str]) -> int:
         print(summary(record))
         if args.save:
             args.save.write_bytes(pickle.dumps(record))
+        return 0
+    if args.command == "battery":
+        read_battery(args.folder, args.only.split(",") if args.only else None)
+        return 0
+    if args.old.is_dir() or args.new.is_dir():
+        if not (args.old.is_dir() and args.new.is_dir()):
+            raise SystemExit(f"compare two records or two battery folders, not one of each: {args.old}, {args.new}")
+        for line in compare_folders(args.old, args.new):
+            print(line)
         return 0
     old, new = (pickle.loads(path.read_bytes()) for path in (args.old, args.new))
     for line in compare(old, new):

@@ -93,3 +93,27 @@ def test_a_battery_read_twice_compares_equal_set_by_set(tmp_path: Path, monkeypa
         tuning.read_battery(new, only=["stacked"])
     with pytest.raises(SystemExit, match="not one of each"):
         tuning.main(["compare", str(old), str(old / "cut.pkl")])
+
+
+def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from vision import recognise
+    from vision.models import ModelError
+
+    committed = tuning.read_set("d6", trays=1)
+    candidate = tmp_path / "faces.onnx"
+    shutil.copy(recognise.WEIGHTS, candidate)
+    monkeypatch.setattr(recognise, "WEIGHTS", recognise.WEIGHTS)        # restored after the test
+    try:
+        tuning.use_nets(faces=candidate, flat=None)
+        assert tuning.read_set("d6", trays=1) == committed               # the same weights, read from elsewhere
+        candidate.write_bytes(b"not a net")                               # and it is that file that is read
+        tuning.use_nets(faces=candidate)
+        with pytest.raises(ModelError, match=f"face classifier weights unreadable: {candidate.resolve()}"):
+            tuning.read_set("d6", trays=1)
+    finally:
+        recognise.face_net.cache_clear()
+    with pytest.raises(SystemExit, match="--flat: no such weights file"):
+        tuning.main(["read", "cut", "--trays", "1", "--flat", str(tmp_path / "missing.onnx")])

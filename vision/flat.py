@@ -95,8 +95,8 @@ class FlatNet:
 
 @cache
 def flat_net() -> FlatNet:
-    """The shared net, loaded on first use (never at import)."""
-    return FlatNet()
+    """The shared net (WEIGHTS), loaded on first use (never at import)."""
+    return FlatNet(WEIGHTS)
 
 
 def not_flat(work: np.ndarray, dice: list[LocatedDie]) -> np.ndarray:

@@ -146,8 +146,8 @@ class Locator:
 
 @cache
 def locator() -> Locator:
-    """The shared locator, loaded on first use (never at import)."""
-    return Locator()
+    """The shared locator (WEIGHTS), loaded on first use (never at import)."""
+    return Locator(WEIGHTS)
 
 
 @cache

@@ -204,6 +204,35 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
     return lines
 
 
+# Candidate nets a set can be read with instead of the committed ones (`--faces PATH` etc.): option -> the module
+# and the name of its weights path, and the function whose cache holds the loaded net.
+NET_OPTIONS = {
+    "faces": ("vision.recognise", "WEIGHTS", "face_net"),
+    "quick": ("vision.recognise", "QUICK_WEIGHTS", "face_net"),
+    "flat": ("vision.flat", "WEIGHTS", "flat_net"),
+    "locator": ("vision.locate", "WEIGHTS", "locator"),
+    "second_locator": ("vision.locate", "SECOND_WEIGHTS", "second_locator"),
+}
+
+
+def use_nets(**paths: Path | None) -> None:
+    """Read with these weights files instead of the committed ones (NET_OPTIONS; None: the committed one), loaded
+    unchecked (vision.nets checks only the committed files): to judge a net just trained before committing it."""
+    import importlib
+
+    for option, path in paths.items():
+        if path is None:
+            continue
+        if option not in NET_OPTIONS:
+            raise SystemExit(f"no net {option!r}; expected one of: {', '.join(NET_OPTIONS)}")
+        if not Path(path).is_file():
+            raise SystemExit(f"--{option.replace('_', '-')}: no such weights file: {path}")
+        module_name, attribute, loader = NET_OPTIONS[option]
+        module = importlib.import_module(module_name)
+        setattr(module, attribute, Path(path).resolve())
+        getattr(module, loader).cache_clear()
+
+
 def read_battery(folder: Path, only: list[str] | None = None) -> None:
     """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary."""
     unknown = sorted(set(only or ()) - set(BATTERY))
@@ -253,11 +282,17 @@ def main(argv: list[str]) -> int:
     battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
     battery.add_argument("folder", type=Path)
     battery.add_argument("--only", help="these of the battery's sets, comma-separated")
+    for command in (read, battery):
+        for option in NET_OPTIONS:
+            command.add_argument(f"--{option.replace('_', '-')}", type=Path, dest=option,
+                                 help=f"read with this {option.replace('_', ' ')} net instead of the committed one")
     both = commands.add_parser("compare", help="every die two records of the same set read otherwise (two battery "
                                "folders: each set they both hold)")
     both.add_argument("old", type=Path)
     both.add_argument("new", type=Path)
     args = parser.parse_args(argv)
+    if args.command in ("read", "battery"):
+        use_nets(**{option: getattr(args, option) for option in NET_OPTIONS})
     if args.command == "read":
         if args.trays < 1:
             raise SystemExit(f"--trays must be at least 1, got {args.trays}")

@@ -98,10 +98,11 @@ GROWN_DIE = 2.0
 # LONE_PIP_OTHER_FACE probable (_reads_the_same_wider): the grown box is a guess at the die's size from a pip's. A
 # black 3 on felt, boxed by its middle pip and grown to a box a little small for it, its corner pip half out of view,
 # was read as a sure 2 in a throw accepted (felt throw 3,300,153; cut 1.5 times as wide, a 3 at 0.96; dropped, the
-# 3 is found by the second locator and read right). That throw is the one the rule was made on. On 11 other sets no
-# die was read otherwise: the photos; 1,000 d6 trays from 2,400,000 and 1,000 Excape trays from 2,410,000; 1,300 felt
-# throws from 3,200,000 and 3,270,000; 200 trays each with a stacked or a cocked die or a hand; 1,000 two-dice throws
-# of each model. What it is worth on new data is unmeasured, beyond doing no harm there.
+# 3 is found by the second locator and read right). That throw is the one the rule was made on. On 15 other sets no
+# die was read otherwise: the photos; 1,000 d6 trays from 2,400,000 and 1,000 Excape trays from 2,410,000; 300
+# marbled trays of each model; 1,300 felt throws from 3,200,000 and 3,270,000; 200 trays each with a stacked, cocked,
+# cut or blurred die or a hand; 1,000 two-dice throws of each model. What it is worth on new data is unmeasured,
+# beyond doing no harm there.
 GROWN_SEEN_WIDER = 1.5
 # Two such spots near each other (their centres within PAIR_REACH of the bigger one's box) are the two pips of one
 # dark die (a 2, the corners of a 3) rather than two dice: the die is read once, at their midpoint, in a box

@@ -775,6 +775,6 @@ def test_a_die_grown_from_a_pip_must_read_the_same_cut_wider(monkeypatch: pytest
     rendered = render_tray(3_300_153, D6, **BLACK_PAIR_ON_FELT)
     truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)
-    monkeypatch.setattr(read, "_reads_the_same_wider", lambda work, die, model: True)
+    monkeypatch.setattr(read, "_read_the_same_wider", lambda work, dice, model: [True] * len(dice))
     with pytest.raises(AssertionError, match=r"sure 2 .* is a 3"):
         _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)

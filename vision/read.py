@@ -95,7 +95,7 @@ SAME_DIE_CENTRED = (0.2, 0.6)
 PIP_SIZED = 0.7
 GROWN_DIE = 2.0
 # A die so grown is kept only if, cut GROWN_SEEN_WIDER times its side, it shows no other face of its model at least
-# LONE_PIP_OTHER_FACE probable (_reads_the_same_wider): the grown box is a guess at the die's size from a pip's. A
+# LONE_PIP_OTHER_FACE probable (_read_the_same_wider): the grown box is a guess at the die's size from a pip's. A
 # black 3 on felt, boxed by its middle pip and grown to a box a little small for it, its corner pip half out of view,
 # was read as a sure 2 in a throw accepted (felt throw 3,300,153; cut 1.5 times as wide, a 3 at 0.96; dropped, the
 # 3 is found by the second locator and read right). That throw is the one the rule was made on. On 15 other sets no
@@ -391,24 +391,33 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
     ones = [k for k, guess in enumerate(final) if guess.sure and guess.appearance == "pips:1"]
-    others = [CLASSES.index(f.appearance) for f in model.faces if f.appearance != "pips:1"]
-    if not ones or not others:
+    if not ones or all(f.appearance == "pips:1" for f in model.faces):
         return final
     seen = [_at_least_the_others_size(located, k) for k in ones]
-    wider = softmax(net.run(_cut(work, seen, LONE_PIP_MARGIN)))[:, others].max(axis=1)
+    wider = _other_face_probability(net, _cut(work, seen, LONE_PIP_MARGIN), model, "pips:1")
     doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE}
     hinted = [k for k, p in zip(ones, wider, strict=True) if LONE_PIP_HINT <= p < LONE_PIP_OTHER_FACE]
     if hinted:
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
-        off_centre = softmax(net.run(shifted))[:, others].max(axis=1).reshape(len(hinted), -1).max(axis=1)
+        off_centre = _other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
     # The second locator's view around each 1 still trusted: a bigger die it sees there, read as another face.
     around = [(k, die) for k in ones if k not in doubted and _smaller_than_the_others(located, k)
               for die in _seen_around(work, located[k])]
     if around:
-        seen = softmax(net.run(_cut(work, [die for _, die in around])))[:, others].max(axis=1)
+        seen = _other_face_probability(net, _cut(work, [die for _, die in around]), model, "pips:1")
         doubted |= {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
     return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
+
+
+def _other_face_probability(net: FaceCascade, crops: np.ndarray, model: DieModel, faces: str | list[str]
+                            ) -> np.ndarray:
+    """(N,) for each crop, the probability the classifier gives the most probable face of the model other than the
+    face it was read as (`faces`: one appearance for every crop, or one a crop); 0 where the model has no other."""
+    probabilities = softmax(net.run(crops))
+    read_as = [faces] * len(crops) if isinstance(faces, str) else faces
+    return np.array([max((row[CLASSES.index(f.appearance)] for f in model.faces if f.appearance != face), default=0.0)
+                     for row, face in zip(probabilities, read_as, strict=True)], np.float32)
 
 
 def _others_side(located: list[LocatedDie], k: int) -> float | None:
@@ -662,9 +671,10 @@ def _in_place_of_parts(work: np.ndarray, located: list[LocatedDie], dice: list[_
         for other in [*doubtful, *parts])}
     if not parts:
         return dice
-    found = sorted((d for d in _read_dice(work, list(parts), model) if d.guess.sure and not d.candidate.touches_edge
-                    and (not seen_wider or _reads_the_same_wider(work, d, model))),
-                   key=lambda d: -d.candidate.probability)
+    found = [d for d in _read_dice(work, list(parts), model) if d.guess.sure and not d.candidate.touches_edge]
+    if seen_wider and found:
+        found = [d for d, keeps in zip(found, _read_the_same_wider(work, found, model), strict=True) if keeps]
+    found.sort(key=lambda d: -d.candidate.probability)
     kept = list(dice)
     for big in found:
         others = [d for d in kept if d.candidate not in parts[big.candidate]]
@@ -673,14 +683,12 @@ def _in_place_of_parts(work: np.ndarray, located: list[LocatedDie], dice: list[_
     return kept
 
 
-def _reads_the_same_wider(work: np.ndarray, die: _Die, model: DieModel) -> bool:
-    """Whether a die read as a sure face shows no other face of its model, LONE_PIP_OTHER_FACE or more probable, cut
-    GROWN_SEEN_WIDER times its side."""
-    others = [CLASSES.index(f.appearance) for f in model.faces if f.appearance != die.guess.appearance]
-    if not others:
-        return True
-    crop = _cut(work, [die.candidate], GROWN_SEEN_WIDER)
-    return float(softmax(face_net_for(model).run(crop))[0, others].max()) < LONE_PIP_OTHER_FACE
+def _read_the_same_wider(work: np.ndarray, dice: list[_Die], model: DieModel) -> list[bool]:
+    """For each die read as a sure face, whether it shows no other face of its model, LONE_PIP_OTHER_FACE or more
+    probable, cut GROWN_SEEN_WIDER times its side (all the dice in one read)."""
+    crops = _cut(work, [d.candidate for d in dice], GROWN_SEEN_WIDER)
+    other = _other_face_probability(face_net_for(model), crops, model, [d.guess.appearance for d in dice])
+    return [bool(p < LONE_PIP_OTHER_FACE) for p in other]
 
 
 def _work_tray(tray: tuple[int, int, int, int], scale: float, width: int, height: int) -> tuple[int, int, int, int]:

@@ -175,23 +175,18 @@ THROW_DICE = 2
 
 
 @dataclass
-class ThrowTally:
-    name: str
-    throws: int = 0
-    dice: int = 0
-    correct: int = 0            # found, sure and the right face
-    silently_wrong: int = 0     # found, sure and the wrong face
+class ThrowTally(Tally):
+    """A Tally of throws (its frames), each read as the table reads a throw, and of the throws the game would count."""
+
     accepted: int = 0           # throws read "ok": the game counts them
     accepted_wrong: int = 0     # ... whose faces are not those thrown: a throw the game counts as another
 
-    def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]]) -> None:
-        self.throws += 1
-        self.dice += len(truth)
-        found, _ = match_reading(reading, [box for _, box in truth])
-        right = sum(die.sure and die.face == truth[j][0] for j, die in found.items())
-        wrong = sum(die.sure and die.face != truth[j][0] for j, die in found.items())
-        self.correct += right
-        self.silently_wrong += wrong
+    @property
+    def throws(self) -> int:
+        return self.frames
+
+    def add(self, reading: TrayReading, truth: list[tuple[str, tuple[int, int, int, int]]], where: str = "") -> None:
+        super().add(reading, truth, where)
         if reading.status == "ok":
             self.accepted += 1
             # The game counts the faces, not where they lie: a 1 boxed by its pip alone is a 1 all the same.
@@ -217,8 +212,10 @@ def run_throws(index: int, throws: int) -> ThrowTally:
     name, model, look = THROW_SETS[index]
     tally = ThrowTally(name)
     for k in range(throws):
-        rendered = render_tray(THROW_SEED_START + 10_000 * index + k, model, n_dice=THROW_DICE, **look)
-        tally.add(read_tray(rendered.image, model, expect=THROW_DICE), [(d.label, d.box) for d in rendered.dice])
+        seed = THROW_SEED_START + 10_000 * index + k
+        rendered = render_tray(seed, model, n_dice=THROW_DICE, **look)
+        tally.add(read_tray(rendered.image, model, expect=THROW_DICE), [(d.label, d.box) for d in rendered.dice],
+                  f"seed {seed}")
     return tally
 
 

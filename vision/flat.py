@@ -81,9 +81,10 @@ class FlatNet:
     """The ONNX "lying flat?" net: for each die, the probability that it is not lying flat."""
 
     def __init__(self, weights: Path = WEIGHTS) -> None:
-        # OpenCV 5's classic engine runs this net 1.4-1.7 times as fast as its new one (8 dice: ~3 ms against ~4-7 ms
-        # on the dev machine), with the same answer to 1e-5; the other nets run fastest on the new one.
-        self._net = load_net(weights, "lying-flat check", cv2.dnn.ENGINE_CLASSIC)
+        # OpenCV 5.0's classic engine runs this net 1.4-1.7 times as fast as its new one (8 dice: ~3 ms against
+        # ~4-7 ms on the dev machine), with the same answer to 1e-5; the other nets run fastest on the new one.
+        # OpenCV 5.1 has no classic engine any more: there the net runs on the one engine it has.
+        self._net = load_net(weights, "lying-flat check", getattr(cv2.dnn, "ENGINE_CLASSIC", None))
 
     def not_flat(self, inputs: np.ndarray) -> np.ndarray:
         """(N, 4, size, size) flat_inputs -> (N,) probabilities that each die is not lying flat."""

@@ -19,6 +19,7 @@ from vision.recognise import (
     QUICK_WEIGHTS,
     WEIGHTS,
     FaceCascade,
+    FaceEnsemble,
     FaceNet,
     crop_die,
     read_faces,
@@ -118,6 +119,21 @@ def test_cascade_with_every_crop_certain_never_runs_the_full_net() -> None:
     logits = FaceCascade(quick, full, certain=0.9).run(_tagged(2))
     assert full.seen == []
     assert np.argmax(logits, axis=1).tolist() == [3, 4]
+
+
+def test_ensemble_reads_each_crop_by_the_mean_of_its_nets_logits() -> None:
+    one = _Fixed(_peaked([0, 1], [4.0, 2.0]))
+    other = _Fixed(_peaked([0, 2], [2.0, 6.0]))
+    logits = FaceEnsemble([one, other]).run(_tagged(2))
+    assert one.seen == other.seen == [0, 1]
+    assert logits[0, 0] == pytest.approx(3.0)
+    assert (logits[1, 1], logits[1, 2]) == (pytest.approx(1.0), pytest.approx(3.0))
+    assert np.argmax(logits, axis=1).tolist() == [0, 2]
+
+
+def test_ensemble_needs_a_net() -> None:
+    with pytest.raises(ValueError, match="at least one net"):
+        FaceEnsemble([])
 
 
 @pytest.mark.parametrize("certain", [0.0, -0.5, 1.5])

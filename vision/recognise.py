@@ -63,6 +63,9 @@ SECOND_READ_TURNS = 1       # the second read's quarter turns
 # patches, but missed a die and read one fewer right on the photos.
 QUICK_WEIGHTS = WEIGHTS.with_name("faces_quick.onnx")
 QUICK_CERTAIN = 0.9
+# A second full net, trained otherwise, whose logits are averaged with the full net's on every crop the full net reads
+# (FaceEnsemble): None, none committed (vision/training/README.md, "The face classifier": what was tried).
+SECOND_WEIGHTS: Path | None = None
 # Faces one pip apart (Excape's 6 and 7) are always read by the full net: the quick net was at times near certain
 # of a 7 on a 6 the full net doubted.
 QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
@@ -155,6 +158,19 @@ class FaceClassifier(Protocol):
         ...
 
 
+class FaceEnsemble:
+    """Several face nets read as one: each crop's logits are the mean of theirs (nets trained apart err apart)."""
+
+    def __init__(self, members: list[FaceClassifier]) -> None:
+        if not members:
+            raise ValueError("a face ensemble needs at least one net")
+        self.members = members
+
+    def run(self, crops: np.ndarray) -> np.ndarray:
+        """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> the members' mean logits (N, len(CLASSES))."""
+        return np.mean([member.run(crops) for member in self.members], axis=0).astype(np.float32)
+
+
 class FaceCascade:
     """The quick net reads every crop; the full net reads again only those the quick one is not near certain of.
 
@@ -193,7 +209,8 @@ class FaceCascade:
 @cache
 def face_net() -> FaceCascade:
     """The shared classifier, both nets loaded on first use (never at import)."""
-    return FaceCascade(FaceNet(QUICK_WEIGHTS), FaceNet(WEIGHTS))
+    full = FaceNet(WEIGHTS) if SECOND_WEIGHTS is None else FaceEnsemble([FaceNet(WEIGHTS), FaceNet(SECOND_WEIGHTS)])
+    return FaceCascade(FaceNet(QUICK_WEIGHTS), full)
 
 
 def close_rivals(model: DieModel) -> frozenset[str]:

@@ -209,6 +209,7 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
 NET_OPTIONS = {
     "faces": ("vision.recognise", "WEIGHTS", "face_net"),
     "quick": ("vision.recognise", "QUICK_WEIGHTS", "face_net"),
+    "faces_second": ("vision.recognise", "SECOND_WEIGHTS", "face_net"),
     "flat": ("vision.flat", "WEIGHTS", "flat_net"),
     "locator": ("vision.locate", "WEIGHTS", "locator"),
     "second_locator": ("vision.locate", "SECOND_WEIGHTS", "second_locator"),

@@ -111,6 +111,10 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     assert "dice not read right, why:\n  virtual d6: " in out
     assert "ms per frame at 640x480 (one core, 10 frames" in out and "ms per frame at 1280x960" in out
     assert "median CPU by dice in the frame: 2: " in out and ", 20: " in out
+    # The speed in machine references: the frame's median CPU ms over the fixed workload's, both printed.
+    reference = float(re.search(r"machine reference \(.*\): ([0-9.]+) ms CPU", out).group(1))
+    for cpu_ms, ratio in re.findall(r"wall clock, ([0-9.]+) CPU, .*median CPU in machine references: ([0-9.]+)", out):
+        assert reference > 0 and float(ratio) == pytest.approx(float(cpu_ms) / reference, rel=0.1, abs=0.1)
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
     with pytest.raises(SystemExit):

@@ -16,7 +16,8 @@ the companion's tables read a throw: dice read right and silently wrong, throws 
 faces are not those thrown (the game counts another throw).
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960 over 40 frames
 of 2-20 dice, its 90th percentile and its median by number of dice, and the motion tracker's per frame (it sees
-every camera frame; read_tray runs once a throw).
+every camera frame; read_tray runs once a throw), and that median as a multiple of a fixed workload timed in the same
+run (time_reference), which days on a machine of changing speed can be compared by.
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
@@ -284,6 +285,24 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = 3) -> 
     return 1000 * float(np.median(wall)), 1000 * float(np.median(cpu)), [1000 * float(t) for t in per_image]
 
 
+def time_reference(repeats: int = 15) -> float:
+    """Median CPU milliseconds of a fixed workload that never changes with the reader (a 7x7 filter over a 640x480
+    float image and a 256x256 matrix product, as OpenCV does them on one core): a ruler for this machine's speed that
+    day. The reader's ms divided by it can be compared between days; its ms alone cannot (this shared machine ran the
+    same reader at 8 and at 16 ms a frame on different days)."""
+    rng = np.random.default_rng(0)
+    image = rng.random((480, 640), dtype=np.float32)
+    kernel = rng.random((7, 7), dtype=np.float32)
+    matrix = rng.random((256, 256), dtype=np.float32)
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        cv2.filter2D(image, -1, kernel)
+        cv2.gemm(matrix, matrix, 1.0, None, 0.0)
+        times.append(time.process_time() - start)
+    return 1000 * float(np.median(times))
+
+
 def time_tracker(images: list[np.ndarray], repeats: int = 20) -> float:
     """Median CPU milliseconds of one MotionTracker update per frame (the images in turn, so the dice seem to move):
     the cost of every camera frame, where read_tray runs once a throw, when the dice have settled."""
@@ -372,6 +391,7 @@ def main(argv: list[str]) -> int:
         frames = [render_tray(BENCH_SEED_START + 500_000 + k + 10 * j, D6, size=size, n_dice=n).image
                   for k, n in enumerate(SPEED_DICE) for j in range(args.speed_frames)]
         speed_rows.append((size, time_frames(frames, D6), time_tracker(frames)))
+    reference_ms = time_reference()
     reader_mb = reader_peak_mb(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -399,7 +419,10 @@ def main(argv: list[str]) -> int:
         print(f"ms per frame at {w}x{h} (one core, {len(per_frame)} frames of 2-20 dice, median): {wall_ms:.1f} wall "
               f"clock, {cpu_ms:.1f} CPU, 90th percentile {np.percentile(per_frame, 90):.1f} CPU (median CPU by dice "
               f"in the frame: {', '.join(f'{n}: {t:.1f}' for n, t in zip(SPEED_DICE, by_dice, strict=True))}); "
-              f"the motion tracker on every camera frame: {tracker_ms:.1f} CPU")
+              f"the motion tracker on every camera frame: {tracker_ms:.1f} CPU; median CPU in machine references: "
+              f"{cpu_ms / reference_ms:.1f}")
+    print(f"machine reference (time_reference: a fixed filter and matrix product on one core, to compare days by): "
+          f"{reference_ms:.2f} ms CPU")
     print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")
     print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")

@@ -12,10 +12,10 @@ if [ ! -x .venv/bin/python ]; then
     fi
     "$PYTHON" -m venv "${venv_flags[@]}" .venv
 fi
-stamp=.venv/.installed-$(sha1sum pyproject.toml | cut -c1-12)
+stamp=.venv/.installed-$(cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 if [ ! -e "$stamp" ]; then
     .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -e '.[dev]'
+    .venv/bin/python -m pip install --quiet -c constraints.txt -e '.[dev]'   # the tested versions: constraints.txt
     rm -f .venv/.installed-*
     touch "$stamp"
 fi

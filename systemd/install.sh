@@ -39,7 +39,7 @@ run mkdir -p "$PREFIX"
 run cp -a "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/LICENSE" "$SRC/companion" "$SRC/vision" "$SRC/hardware" \
     "$PREFIX/"
 run python3 -m venv --system-site-packages "$PREFIX/.venv"
-run "$PREFIX/.venv/bin/pip" install --quiet "$PREFIX"
+run "$PREFIX/.venv/bin/pip" install --quiet -c "$SRC/constraints.txt" "$PREFIX"   # the versions tested
 
 # The config is the user's: installed once, never overwritten.
 run mkdir -p "$CONF_DIR"

@@ -32,7 +32,7 @@ def test_installer_dry_run_lists_every_step():
     out = subprocess.run(["bash", str(REPO / "systemd" / "install.sh")], env=env, check=True,
                          capture_output=True, text=True).stdout
     for step in ("apt-get install -y python3-venv python3-picamera2", "venv --system-site-packages",
-                 "pip install --quiet /opt/dice-companion", "dice-companion.service",
+                 f"pip install --quiet -c {REPO / 'constraints.txt'} /opt/dice-companion", "dice-companion.service",
                  "systemctl enable --now dice-companion.service"):
         assert step in out, step
 

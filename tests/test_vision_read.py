@@ -827,3 +827,20 @@ def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
     with pytest.raises(AssertionError, match=misread):
         _never_silently_wrong(relaxed_reading, truth, boxes)
     assert relaxed_reading.status == "ok"
+
+
+def test_a_die_boxed_again_smaller_than_the_other_dice_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.read as read
+
+    # An unsure die beside two dice of side 40; the second locator boxes a part of it, 24 px, read as a sure 1 at
+    # 0.95: a box that small may hold a pip, not a die (REBOXED_SMALLEST), so the unsure die stays as it was.
+    dice = [_die_at((100, 100), 40), _die_at((200, 100), 40), _die_at((300, 100), 40, sure=False)]
+    part = _located((306, 106), 24)
+    monkeypatch.setattr(read, "_second_look_around", lambda work, die: [part])
+    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [
+        replace(_die_at(c.rect[0], c.side, "1"), candidate=c) for c in located])
+    work = np.zeros((480, 640, 3), np.uint8)
+    assert read._with_unclear_dice_boxed_again(work, dice, D6) == dice
+    monkeypatch.setattr(read, "REBOXED_SMALLEST", 0.5)
+    boxed_again = read._with_unclear_dice_boxed_again(work, dice, D6)
+    assert boxed_again[:2] == dice[:2] and boxed_again[2].candidate == part

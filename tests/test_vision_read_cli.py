@@ -115,6 +115,9 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     reference = float(re.search(r"machine reference \(.*\): ([0-9.]+) ms CPU", out).group(1))
     for cpu_ms, ratio in re.findall(r"wall clock, ([0-9.]+) CPU, .*median CPU in machine references: ([0-9.]+)", out):
         assert reference > 0 and float(ratio) == pytest.approx(float(cpu_ms) / reference, rel=0.1, abs=0.1)
+    # The same frames read as the table reads a throw (the dice thrown known), in machine references too.
+    counted = re.search(r"the dice thrown known .*: ([0-9.]+) CPU, 90th .*in machine references: ([0-9.]+)", out)
+    assert counted and float(counted.group(2)) == pytest.approx(float(counted.group(1)) / reference, rel=0.1, abs=0.1)
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
     with pytest.raises(SystemExit):

@@ -900,3 +900,27 @@ def test_with_no_count_a_die_the_second_locator_finds_must_be_die_sized_and_read
     monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: pytest.fail("asked"))
     assert read._with_dice_the_second_locator_finds(work, None, [_die_at((100, 100), 40, sure=False)], D6,
                                                     count_known=False) == [_die_at((100, 100), 40, sure=False)]
+
+
+def test_a_box_sure_to_hold_no_die_over_two_dice_read_sure_is_a_cluster_box() -> None:
+    from vision.read import _without_cluster_boxes
+
+    # At the frame's edge a box the classifier is sure holds no die is kept as a die the frame may cut; over two dice
+    # read sure it is a box over a cluster of them, and is dropped, or they would be called stacked.
+    left, right = _die_at((100, 20), 36, "4"), _die_at((140, 20), 36, "4")
+    cluster = replace(_die_at((120, 30), 70, face=None, edge=True), guess=FaceGuess(None, 0.94, True))
+    assert _without_cluster_boxes([left, cluster, right]) == [left, right]
+    # A sure face over them stays: a die read sure is never dropped as a box.
+    big = _die_at((120, 30), 70, "6")
+    assert _without_cluster_boxes([left, big, right]) == [left, big, right]
+    # Over one die read sure, the box may be a die the frame cuts.
+    assert _without_cluster_boxes([left, cluster]) == [left, cluster]
+
+
+def test_two_dice_side_by_side_at_the_frame_edge_under_one_box_are_not_called_stacked() -> None:
+    rendered = render_tray(2_000_997, D6)     # tuning tray: a blue and a black 4 at the top of the frame
+    reading = read_tray(rendered.image, D6)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    fours = [j for j, d in enumerate(rendered.dice) if d.label == "4"]
+    read_as = {j: reading.dice[i] for i, j in _matched(reading, rendered).items()}
+    assert len(fours) == 2 and all(read_as[j].sure and read_as[j].face == "4" for j in fours)

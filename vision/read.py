@@ -539,11 +539,9 @@ def _with_unclear_dice_boxed_again(work: np.ndarray, dice: list[_Die], model: Di
         others = [d.candidate for j, d in enumerate(kept) if j != k]
         boxes = [c for c in _second_look_around(work, die) if _boxed_otherwise(c, die) and
                  c.side >= REBOXED_SMALLEST * usual]
-        found = [d for d in _read_dice(work, boxes, model, beside=others) if
-                 d.guess.sure and d.guess.confidence >= REBOXED_SURE and d.guess.appearance is not None and
-                 not d.candidate.touches_edge and all(_overlap(d.candidate, o) <= REBOXED_OVERLAP for o in others)]
-        if found:
-            kept[k] = max(found, key=lambda d: d.candidate.probability)
+        best = _best_read_again(work, boxes, model, others)
+        if best is not None:
+            kept[k] = best
     return kept
 
 
@@ -579,13 +577,22 @@ def _with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[_Die], mode
         boxes = [c for c in _second_look_around(work, bigger) if _in_square(a.rect[0], c.rect) and
                  _in_square(b.rect[0], c.rect) and c.side >= REBOXED_SMALLEST * usual and
                  c.side <= STACKED_SIZE_RATIO * usual]
-        found = [d for d in _read_dice(work, boxes, model, beside=rest) if
-                 d.guess.sure and d.guess.confidence >= REBOXED_SURE and d.guess.appearance is not None and
-                 not d.candidate.touches_edge and all(_overlap(d.candidate, o) <= REBOXED_OVERLAP for o in rest)]
-        if found:
-            kept[i] = max(found, key=lambda d: d.candidate.probability)
+        best = _best_read_again(work, boxes, model, rest)
+        if best is not None:
+            kept[i] = best
             gone.add(j)
     return [d for k, d in enumerate(kept) if k not in gone]
+
+
+def _best_read_again(work: np.ndarray, boxes: list[LocatedDie], model: DieModel, others: list[LocatedDie]
+                     ) -> _Die | None:
+    """Of a die's boxes from a second look, the one the locator is surest of among those that read as a sure face
+    at REBOXED_SURE or more, whole inside the frame, overlapping none of the `others` beyond REBOXED_OVERLAP (read
+    beside them: the checks comparing a die with the others see them); None when there is none."""
+    found = [d for d in _read_dice(work, boxes, model, beside=others) if
+             d.guess.sure and d.guess.confidence >= REBOXED_SURE and d.guess.appearance is not None and
+             not d.candidate.touches_edge and all(_overlap(d.candidate, o) <= REBOXED_OVERLAP for o in others)]
+    return max(found, key=lambda d: d.candidate.probability) if found else None
 
 
 def _boxed_otherwise(box: LocatedDie, die: LocatedDie) -> bool:

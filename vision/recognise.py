@@ -213,8 +213,10 @@ def face_net() -> FaceCascade:
     return FaceCascade(FaceNet(QUICK_WEIGHTS), full)
 
 
+@cache
 def close_rivals(model: DieModel) -> frozenset[str]:
-    """The model's faces that have a face one pip apart in the same model (Excape: the 6 and the 7; a d6: none)."""
+    """The model's faces that have a face one pip apart in the same model (Excape: the 6 and the 7; a d6: none);
+    worked out once a model (needs_second_read asks it for every die)."""
     faces = {f.appearance for f in model.faces}
     return frozenset().union(*(pair for pair in CLOSE_PAIRS if pair <= faces))
 

@@ -962,3 +962,22 @@ def test_two_boxes_are_seen_as_one_die_only_in_a_box_no_bigger_than_a_die(monkey
         after = read._with_overlapping_boxes_seen_as_one(work, dice, D6)
         assert ([d.candidate for d in after] == [dice[0].candidate, whole]) == seen_as_one
         assert (after == dice) != seen_as_one
+
+
+def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.read as read
+
+    # Two dice of side 40; the second locator finds a third whose box overlaps the second's a little (touching dice,
+    # their sides seen in perspective), and a fourth that overlaps it as a stacked die would.
+    dice = [_die_at((100, 100), 40), _die_at((200, 100), 40)]
+    touching, stacked = _located((238, 100), 40), _located((200, 130), 40)
+    assert 0 < _overlap(touching, dice[1].candidate) <= read.REBOXED_OVERLAP < _overlap(stacked, dice[1].candidate)
+    monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [touching, stacked])
+    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [
+        replace(_die_at(c.rect[0], c.side, "2"), candidate=c) for c in located])
+    work = np.zeros((480, 640, 3), np.uint8)
+    # (Each is where no die was read: their centres lie in no kept die's square, nor the kept dice's in theirs.)
+    found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
+    assert [d.candidate for d in found] == [*(d.candidate for d in dice), touching]
+    # With a count short of the dice thrown, a die found joins only where it overlaps none.
+    assert read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True) == dice

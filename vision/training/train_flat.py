@@ -90,6 +90,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lr", type=learning_rate, default=3e-3, help="peak learning rate")
     parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
+    parser.add_argument("--init", help="weights saved with --save-torch to start from (a fine-tune; same --widths)")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         raise SystemExit(f"--epochs must be at least 1, got {args.epochs}")
@@ -111,6 +112,11 @@ def main(argv: list[str]) -> int:
     epoch_items = np.repeat(train, repeats)
 
     net = FlatNet(tuple(int(w) for w in args.widths.split(",")))
+    if args.init:
+        try:
+            net.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
+        except (OSError, RuntimeError) as error:
+            raise SystemExit(f"--init: cannot start from {args.init}: {error}") from error
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = len(epoch_items) // 128 + 1
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,

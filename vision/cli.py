@@ -52,7 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="photo(s) of the tray, seen from above")
     parser.add_argument("--dice", default="d6", metavar="d6|excape|MODEL_FILE",
                         help="die model: a built-in name or a model file made by `dice-companion teach`")
-    parser.add_argument("--expect", type=int, metavar="N", help="how many dice were rolled")
+    parser.add_argument("--expect", type=int, metavar="N",
+                        help="how many dice were rolled: another count is a re-roll, and a throw found whole is "
+                             "read once (without it, every photo is also looked over for dice a first look missed)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per image (JSON Lines)")
     return parser
 

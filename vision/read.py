@@ -564,9 +564,8 @@ def _with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[_Die], mode
              if _overlap(dice[i].candidate, dice[j].candidate) > OVERLAP_FRACTION]
     kept = list(dice)
     gone: set[int] = set()
-    merged: set[int] = set()        # a box already seen as one die with another is not paired again
     for i, j in pairs:
-        if {i, j} & (gone | merged):
+        if i in gone or j in gone:
             continue
         a, b = dice[i].candidate, dice[j].candidate
         rest = [d.candidate for k, d in enumerate(kept) if k not in (i, j) and k not in gone]
@@ -582,7 +581,6 @@ def _with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[_Die], mode
         if best is not None:
             kept[i] = best
             gone.add(j)
-            merged.add(i)
     return [d for k, d in enumerate(kept) if k not in gone]
 
 

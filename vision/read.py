@@ -241,21 +241,24 @@ def _overlap(a: LocatedDie, b: LocatedDie) -> float:
 
 
 def _overlapping(dice: list[_Die]) -> set[int]:
-    """Indices of the dice whose turned rects overlap another's by more than OVERLAP_FRACTION.
+    """Indices of the dice whose turned rects overlap another's by more than OVERLAP_FRACTION."""
+    return {k for pair in _overlapping_pairs(dice) for k in pair}
+
+
+def _overlapping_pairs(dice: list[_Die]) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, in that order, of dice whose turned rects overlap by more than OVERLAP_FRACTION of
+    the smaller one, as stacked dice do.
 
     Only pairs near enough to touch are intersected (0.75 > half the diagonal of a square, relative to its
     side), found for all pairs at once."""
     if len(dice) < 2:
-        return set()
+        return []
     centres = np.array([d.candidate.rect[0] for d in dice])
     sides = np.array([d.candidate.side for d in dice])
     reach = (sides[:, None] + sides[None, :]) * 0.75
     near = (np.abs(centres[:, None, :] - centres[None, :, :]) <= reach[..., None]).all(axis=2)
-    overlapping = set()
-    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
-        if _overlap(dice[i].candidate, dice[j].candidate) > OVERLAP_FRACTION:
-            overlapping.update((int(i), int(j)))
-    return overlapping
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True)
+            if _overlap(dice[i].candidate, dice[j].candidate) > OVERLAP_FRACTION]
 
 
 def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
@@ -433,9 +436,14 @@ def _other_face_probability(net: FaceCascade, crops: np.ndarray, model: DieModel
 
 
 def _others_side(located: list[LocatedDie], k: int) -> float | None:
-    """The median side of the dice other than located[k] that the locator sees clearly (a faint die is no measure of
-    the others' size); None when there are none."""
-    sides = [d.side for j, d in enumerate(located) if j != k and not d.faint]
+    """The median side of the dice other than located[k] that the locator sees clearly; None when there are none."""
+    return _clear_side([d for j, d in enumerate(located) if j != k])
+
+
+def _clear_side(located: list[LocatedDie]) -> float | None:
+    """The median side of the dice the locator sees clearly (a faint die is no measure of the dice's size); None
+    when there are none."""
+    sides = [d.side for d in located if not d.faint]
     return float(np.median(sides)) if sides else None
 
 
@@ -560,8 +568,7 @@ def _with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[_Die], mode
     each; the photos and 200 trays of each hazard read as before, stacked ones too) and on fresh ranges (d6
     2,950,000+ +1, Excape 2,960,000+ +2, felt throws 3,290,000+ +4; no die newly read wrong anywhere). It costs a
     window and a read for each overlapping pair only."""
-    pairs = [(i, j) for i in range(len(dice)) for j in range(i + 1, len(dice))
-             if _overlap(dice[i].candidate, dice[j].candidate) > OVERLAP_FRACTION]
+    pairs = _overlapping_pairs(dice)
     kept = list(dice)
     gone: set[int] = set()
     for i, j in pairs:
@@ -569,10 +576,9 @@ def _with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[_Die], mode
             continue
         a, b = dice[i].candidate, dice[j].candidate
         rest = [d.candidate for k, d in enumerate(kept) if k not in (i, j) and k not in gone]
-        sides = [c.side for c in rest if not c.faint]
-        if not sides:
+        usual = _clear_side(rest)
+        if usual is None:
             continue
-        usual = float(np.median(sides))
         bigger = a if a.side >= b.side else b
         boxes = [c for c in _second_look_around(work, bigger) if _in_square(a.rect[0], c.rect) and
                  _in_square(b.rect[0], c.rect) and c.side >= REBOXED_SMALLEST * usual and
@@ -640,13 +646,10 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     showing three pips), neither in a tray accepted; at the table the motion tracker holds back a tray a hand rests
     in (vision.motion).
 
-    Its cost: the second locator's run (~3 ms), on the throws it is asked for only."""
-    usual = None
-    if not count_known:
-        sides = [d.candidate.side for d in dice if d.guess.sure and not d.candidate.faint]
-        if not sides:
-            return dice
-        usual = float(np.median(sides))
+    Its cost: the second locator's run over the whole frame, and a read of each die it finds where none was read."""
+    usual = None if count_known else _clear_side([d.candidate for d in dice if d.guess.sure])
+    if not count_known and usual is None:
+        return dice
     kept_candidates = [d.candidate for d in dice]
     new = [c for c in find_dice(work, tray, faint=None, net=second_locator()) if not any(
         _in_square(c.rect[0], k.rect) or _in_square(k.rect[0], c.rect) for k in kept_candidates)]

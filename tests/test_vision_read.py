@@ -306,6 +306,16 @@ def _located_die(side: float, face: str = "5", tilted: bool = False) -> _Die:
     return replace(die, guess=FaceGuess(f"pips:{face}", 0.95, not tilted, tilted))
 
 
+def _every_box_read_as(face: str, doubtful: frozenset[LocatedDie] | set[LocatedDie] = frozenset()):
+    """A stand-in for vision.read._read_dice: every box read as a sure `face`, at p 0.95, or 0.7 for the boxes in
+    `doubtful` (under REBOXED_SURE)."""
+    def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel, beside: object = None) -> list[_Die]:
+        return [replace(_die_at(c.rect[0], c.side, face), candidate=c,
+                        guess=FaceGuess(f"pips:{face}", 0.7 if c in doubtful else 0.95, True)) for c in located]
+
+    return read_dice
+
+
 def test_a_faint_die_counts_only_when_read_as_a_sure_face_inside_the_frame() -> None:
     from vision.read import _counts_as_die
 
@@ -853,8 +863,7 @@ def test_a_die_boxed_again_smaller_than_the_other_dice_is_not_kept(monkeypatch: 
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40), _die_at((300, 100), 40, sure=False)]
     part = _located((306, 106), 24)
     monkeypatch.setattr(read, "_second_look_around", lambda work, die: [part])
-    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [
-        replace(_die_at(c.rect[0], c.side, "1"), candidate=c) for c in located])
+    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("1"))
     work = np.zeros((480, 640, 3), np.uint8)
     assert read._with_unclear_dice_boxed_again(work, dice, D6) == dice
     monkeypatch.setattr(read, "REBOXED_SMALLEST", 0.5)
@@ -889,9 +898,7 @@ def test_with_no_count_a_die_the_second_locator_finds_must_be_die_sized_and_read
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40)]
     small, doubtful, die = _located((300, 100), 24), _located((400, 100), 40), _located((500, 100), 40)
     monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [small, doubtful, die])
-    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [replace(
-        _die_at(c.rect[0], c.side, "2"), candidate=c, guess=FaceGuess("pips:2", 0.7 if c is doubtful else 0.95, True))
-        for c in located])
+    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2", doubtful={doubtful}))
     work = np.zeros((480, 640, 3), np.uint8)
     found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
     assert [d.candidate for d in found] == [*(d.candidate for d in dice), die]
@@ -954,8 +961,7 @@ def test_two_boxes_are_seen_as_one_die_only_in_a_box_no_bigger_than_a_die(monkey
     # As big as a die, it is that die; as big as two dice (STACKED_SIZE_RATIO), it is a stacked pair seen whole.
     dice = [_die_at((100, 100), 40), _die_at((290, 100), 34, sure=False), _die_at((310, 100), 34, "3")]
     work = np.zeros((480, 640, 3), np.uint8)
-    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [
-        replace(_die_at(c.rect[0], c.side, "2"), candidate=c) for c in located])
+    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2"))
     for side, seen_as_one in ((42, True), (64, False)):
         whole = _located((300, 100), side)
         monkeypatch.setattr(read, "_second_look_around", lambda work, die, whole=whole: [whole])
@@ -973,8 +979,7 @@ def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monke
     touching, stacked = _located((238, 100), 40), _located((200, 130), 40)
     assert 0 < _overlap(touching, dice[1].candidate) <= read.REBOXED_OVERLAP < _overlap(stacked, dice[1].candidate)
     monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [touching, stacked])
-    monkeypatch.setattr(read, "_read_dice", lambda work, located, model, beside=None: [
-        replace(_die_at(c.rect[0], c.side, "2"), candidate=c) for c in located])
+    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2"))
     work = np.zeros((480, 640, 3), np.uint8)
     # (Each is where no die was read: their centres lie in no kept die's square, nor the kept dice's in theirs.)
     found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)

@@ -132,6 +132,22 @@ def test_a_faint_peak_away_from_every_die_is_a_faint_die(monkeypatch: pytest.Mon
         find_dice(work, tray=(600, 0, 100, 480))
 
 
+def test_only_the_spots_a_caller_wants_are_made_dice(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second locator's look for dice the first one missed wants none where a die was read: those spots are
+    # dropped before each is turned square (a crop and two filters a spot), and the others come out as without it.
+    work = np.full((480, 640, 3), 200, np.uint8)
+    spots = [Spot((100.0, 100.0), 40.0, 0.9), Spot((300.0, 300.0), 40.0, 0.9), Spot((500.0, 200.0), 40.0, 0.9)]
+    monkeypatch.setattr(locate, "locator", lambda: _FakeLocator(spots))
+    turned: list[int] = []
+    real_square_up = locate.square_up_many
+    monkeypatch.setattr(locate, "square_up_many", lambda image, centres, *rest: (
+        turned.append(len(centres)), real_square_up(image, centres, *rest))[1])
+    every = find_dice(work, faint=None)
+    wanted = find_dice(work, faint=None, wanted=lambda centre: centre[0] > 200)
+    assert turned == [3, 2]
+    assert wanted == [d for d in every if d.rect[0][0] > 200]
+
+
 class _RecordingLocator(_FakeLocator):
     def __init__(self, spots: list[Spot]) -> None:
         super().__init__(spots)

@@ -10,6 +10,7 @@ and shading, and a die's shadow is no part of it: where the colour-and-edge dete
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -200,17 +201,21 @@ def _touches_edge(box: tuple[float, float, float, float], width: int, height: in
 
 def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
               threshold: float = PEAK_PROBABILITY, faint: float | None = FAINT_PEAK,
-              net: Locator | None = None) -> list[LocatedDie]:
+              net: Locator | None = None, wanted: Callable[[tuple[float, float]], bool] | None = None
+              ) -> list[LocatedDie]:
     """The dice the locator sees in a work-size frame, inside the tray region (x, y, w, h, work pixels) if given:
     its peaks of at least `threshold`, then the faint dice (LocatedDie.faint: peaks of at least `faint`, away from
     every other die; None: none).
 
     The net gives a die's centre and the side of the box covering it; its turn comes from its own edges
     (vision.recognise.square_up_many), and the side of its turned square from the box (a square of side s turned by a
-    has a box s (|cos a| + |sin a|) wide). net: the locator to ask (by default the reader's, `locator()`)."""
+    has a box s (|cos a| + |sin a|) wide). net: the locator to ask (by default the reader's, `locator()`).
+    wanted: only the spots whose centre it accepts are made dice, and weighed against the faint ones (a caller that
+    wants no die where it has one already skips their turn, a crop and two filters each)."""
     if tray is not None:
         check_tray(tray, work.shape[1], work.shape[0])
-    every = [s for s in (net or locator()).spots(work, threshold, faint) if _in_tray(s, tray)]
+    every = [s for s in (net or locator()).spots(work, threshold, faint)
+             if _in_tray(s, tray) and (wanted is None or wanted(s.centre))]
     dice = located_dice(work, every, tray, threshold)
     clear = [d for d in dice if not d.faint]
     return clear + [d for d in dice if d.faint and all(

@@ -651,8 +651,9 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     if not count_known and usual is None:
         return dice
     kept_candidates = [d.candidate for d in dice]
-    new = [c for c in find_dice(work, tray, faint=None, net=second_locator()) if not any(
-        _in_square(c.rect[0], k.rect) or _in_square(k.rect[0], c.rect) for k in kept_candidates)]
+    new = [c for c in find_dice(work, tray, faint=None, net=second_locator(),
+                                wanted=lambda centre: not any(_in_square(centre, k.rect) for k in kept_candidates))
+           if not any(_in_square(k.rect[0], c.rect) for k in kept_candidates)]
     # A spot inside a bigger one of the second locator's is a part of that die (a pip): the bigger one is the die.
     new = [c for c in new if not any(o.side > c.side and _in_square(c.rect[0], o.rect) for o in new)]
     if usual is not None:

@@ -190,6 +190,15 @@ LONE_PIP_HINT = 0.1
 # small sure 1s only: timed alternately on the bench's 40 frames, 1-3% more (9% with every sure 1 checked).
 LONE_PIP_WINDOW = 2.0
 LONE_PIP_AROUND = 1.25
+# A sure 1 boxed at least as big as the other dice (their median side) is made unsure by the wider cut alone no
+# more: only when a shifted view (LONE_PIP_SHIFTED) or the second locator's view around it (_seen_around) sees
+# another face too. A pip boxed alone is mostly boxed smaller than its die, or off its centre, where a shifted view
+# sees the whole face; a true 1 boxed at its die's size may read, cut 1.6 times wider, as another face: its
+# neighbours' pips in view, or the die small in the wide cut. Looked at on the train split's photos and felt throws
+# (seeds 3,200,000+, 3,310,000+, 3,320,000+, 3,330,000+): of the true 1s the wider cut doubted, 3 of 7 were boxed
+# at the others' size or more (2 photo dice, one a purple 1 with no die within a side of it, and a felt 1), with
+# shifted views at most 0.36 and no die seen around them; of the 2s read as sure 1s that the wider cut caught, 3
+# were boxed that big, two caught by a shifted view (0.97) and one (0.87) by the whole die seen around it (0.97).
 # A die the classifier leaves unsure is boxed again by the second locator (_with_unclear_dice_boxed_again); a box is
 # a second opinion when its centre is REBOX_SHIFT of the die's side away or more, or its side REBOX_SCALE times bigger
 # or smaller, and it is kept when it reads as a sure face overlapping no other die beyond REBOXED_OVERLAP, at
@@ -410,14 +419,20 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         return final
     seen = [_at_least_the_others_size(located, k) for k in ones]
     wider = _other_face_probability(net, _cut(work, seen, LONE_PIP_MARGIN), model, "pips:1")
-    doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE}
-    hinted = [k for k, p in zip(ones, wider, strict=True) if LONE_PIP_HINT <= p < LONE_PIP_OTHER_FACE]
+    # A 1 boxed at least the other dice's size shows, cut wider, the neighbours' pips when dice lie close: there
+    # the wider cut alone is no proof, a shifted view or the second locator's must see another face too (the note
+    # after LONE_PIP_AROUND).
+    small = {k for k in ones if _smaller_than_the_others(located, k)}
+    doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE and k in small}
+    hinted = [k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_HINT and k not in doubted]
     if hinted:
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
         off_centre = _other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
-    # The second locator's view around each 1 still trusted: a bigger die it sees there, read as another face.
-    around = [(k, die) for k in ones if k not in doubted and _smaller_than_the_others(located, k)
+    # The second locator's view around each 1 still trusted, boxed small or doubted by the wider cut: a bigger die it
+    # sees there, read as another face.
+    around = [(k, die) for k, p in zip(ones, wider, strict=True)
+              if k not in doubted and (k in small or p >= LONE_PIP_OTHER_FACE)
               for die in _seen_around(work, located[k])]
     if around:
         seen = _other_face_probability(net, _cut(work, [die for _, die in around]), model, "pips:1")

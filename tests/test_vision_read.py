@@ -1018,10 +1018,12 @@ def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monke
     import vision.read as read
 
     # Two dice of side 40; the second locator finds a third whose box overlaps the second's a little (touching dice,
-    # their sides seen in perspective), and a fourth that overlaps it as a stacked die would.
+    # their sides seen in perspective: more than a die boxed again may), and a fourth that overlaps it as a stacked
+    # die would.
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40)]
-    touching, stacked = _located((238, 100), 40), _located((200, 130), 40)
-    assert 0 < _overlap(touching, dice[1].candidate) <= read.REBOXED_OVERLAP < _overlap(stacked, dice[1].candidate)
+    touching, stacked = _located((234, 100), 40), _located((200, 130), 40)
+    assert read.REBOXED_OVERLAP < _overlap(touching, dice[1].candidate) <= read.FOUND_OVERLAP \
+        < _overlap(stacked, dice[1].candidate)
     monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [touching, stacked])
     monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2"))
     work = np.zeros((480, 640, 3), np.uint8)

@@ -214,6 +214,12 @@ SHADOWS_LIFTED = 0.35
 REBOX_SHIFT = 0.15
 REBOX_SCALE = 1.2
 REBOXED_OVERLAP = 0.1
+# A die the second locator finds where none was read, with no count of the dice thrown or only in the frame with its
+# shadows lifted, may overlap the dice read up to FOUND_OVERLAP (below OVERLAP_FRACTION, which calls two dice stacked):
+# dice touching in a cluster, their sides seen in perspective, overlap 0.11-0.15 (three train-split photo dice missed
+# at REBOXED_OVERLAP, found and read right at this bar; no other tuning set, fresh range or hazard tray read without a
+# count read otherwise: vision/training/README.md, session 19).
+FOUND_OVERLAP = 0.2
 REBOXED_SURE = 0.8
 REBOXED_SMALLEST = LONE_PIP_SMALL   # of the other dice's side: a box smaller may hold a part of a die, as a lone pip's
 
@@ -644,14 +650,14 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
 
     Without a count, a die it finds must pass the bars of a die boxed again (_with_unclear_dice_boxed_again): a side
     at least REBOXED_SMALLEST of the dice read sure (a frame with none is not looked at again), its face read at
-    REBOXED_SURE or more, and an overlap with the dice read of REBOXED_OVERLAP at most (with a count, none; with
+    REBOXED_SURE or more, and an overlap with the dice read of FOUND_OVERLAP at most (with a count, none; at
     REBOXED_OVERLAP, a real die touching another was found on the train split's photos, +1 of 1,172, and no hazard
-    tray read with no count otherwise). Its first finds (d6 tuning trays 2,800,000+, 1,000, read with no count):
-    4,436 -> 4,445 of 4,462 dice right, nearly all of them dark 1s and 2s on dark felt that the locator gives no
-    peak; no die newly read wrong there, on the battery's count-less sets (d6, Excape, marbled, photos: +3, +1, +1,
-    0) or on its hazard trays read with no count; on fresh ranges (d6 2,900,000+, Excape 2,910,000+) 4,372 -> 4,380
-    of 4,401 and 1,990 -> 1,992 of 2,000. It costs a count-less frame the second locator's run, ~1.5-2 ms (the table
-    always knows the count).
+    tray read with no count otherwise; at FOUND_OVERLAP, 3 more). Its first finds (d6 tuning trays 2,800,000+,
+    1,000, read with no count): 4,436 -> 4,445 of 4,462 dice right, nearly all of them dark 1s and 2s on dark felt
+    that the locator gives no peak; no die newly read wrong there, on the battery's count-less sets (d6, Excape,
+    marbled, photos: +3, +1, +1, 0) or on its hazard trays read with no count; on fresh ranges (d6 2,900,000+,
+    Excape 2,910,000+) 4,372 -> 4,380 of 4,401 and 1,990 -> 1,992 of 2,000. It costs a count-less frame the second
+    locator's run, ~1.5-2 ms (the table always knows the count).
 
     Where none was read: its centre in no kept die's square, and no kept die's centre in its square (a spot the
     first look dropped, a pip it took for no die, does not count: that is where a dark die on felt is missed). The
@@ -700,8 +706,8 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
                     d.guess.sure and d.guess.appearance is not None and not d.candidate.touches_edge and
                     (usual is None or d.guess.confidence >= REBOXED_SURE)),
                    key=lambda d: -d.candidate.probability)
-    # With no count, a die joins as a die boxed again does: touching its neighbours (a little overlap) but no more.
-    overlap = 0.0 if usual is None else REBOXED_OVERLAP
+    # With no count, a die joins touching its neighbours (a little overlap, FOUND_OVERLAP) but no more.
+    overlap = 0.0 if usual is None else FOUND_OVERLAP
     kept = list(dice)
     for die in found:
         if all(_overlap(die.candidate, k.candidate) <= overlap for k in kept):

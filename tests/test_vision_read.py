@@ -613,7 +613,29 @@ def test_a_virtual_die_the_locator_boxed_twice_or_in_part_read_sure_is_read_once
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "ok"
     monkeypatch.setattr(vision.read, bar, 1.1)                 # no box is ever that much inside another
+    # (The 6's corner, boxed at 0.61 of the other dice's side, is also made unsure by the second locator's view of
+    # the whole 6 around it, then dropped as an unsure part of a sure die: that rule is left out here.)
+    monkeypatch.setattr(vision.read, "PART_BOXED", 0.0)
     assert "is stacked" in (read_tray(rendered.image, model, expect=len(rendered.dice)).reason or "")
+
+
+@pytest.mark.parametrize(("seed", "look"), [(2_990_306, {}), (2_992_789, {}), (2_005_044, {"die_colour": "marbled"})])
+def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_seen_around_it(
+        monkeypatch: pytest.MonkeyPatch, seed: int, look: dict) -> None:
+    # Virtual tuning trays: a dark 4 and another 4 boxed on a part of them (0.68 and 0.64 of the other dice's side),
+    # a marbled 1 boxed so with a swirl (0.61): each read as a sure 2. The second locator, around each box, sees the
+    # whole die (1.55-1.76 times the box), read as another face: the part is unsure, and the die is then read whole
+    # (vision.read._doubted_parts). Without that, each tray was accepted with the 2 in it.
+    import vision.read
+
+    rendered = render_tray(seed, D6, **look)
+    reading = read_tray(rendered.image, D6)
+    assert reading.status == "ok"
+    assert sorted(d.face for d in reading.dice) == sorted(d.label for d in rendered.dice)
+    monkeypatch.setattr(vision.read, "PART_BOXED", 0.0)
+    unchecked = read_tray(rendered.image, D6)
+    assert unchecked.status == "ok" and "2" in [d.face for d in unchecked.dice]
+    assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
 
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,
@@ -995,6 +1017,9 @@ def test_one_dark_die_boxed_twice_is_one_die_not_a_stacked_pair(monkeypatch: pyt
 
     assert "stacked" not in reasons(read_tray(rendered.image, D6, expect=expect))
     monkeypatch.setattr(read, "_with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
+    # (On the felt throw the smaller box's sure face is also doubted as a part of the die the second locator sees
+    # around it, then dropped as an unsure part of a sure die: that rule is left out here.)
+    monkeypatch.setattr(read, "PART_BOXED", 0.0)
     assert reasons(read_tray(rendered.image, D6, expect=expect)).count("stacked") == 2
 
 

@@ -204,9 +204,10 @@ LONE_PIP_AROUND = 1.25
 # reading a window around it (_seen_around), sees a die LONE_PIP_AROUND times as big holding its centre that the
 # classifier reads as another face, LONE_PIP_OTHER_FACE or more: a part of a die read as a whole one (half a dark 6,
 # one column of pips boxed, is a 3; half a 4 a 2), as for a 1 (_doubted_ones). Looked at on the sure dice of faces
-# 2-4 boxed under 0.95 of the others' side of 1,000 d6 tuning trays (2,000,250+), 1,000 fresh ones (2,970,000+),
+# 1-4 boxed under 0.95 of the others' side of 1,000 d6 tuning trays (2,000,250+), 1,000 fresh ones (2,970,000+),
 # 1,200 felt throws (3,330,000+) and the train split's photos: of 2,367 read right, none gave another face there; of
-# 12 read wrong, 5 did (0.86-0.97), all under 0.9 of the others' side.
+# 12 read wrong, 5 did (0.86-0.97), all under 0.9 of the others' side. Faces of 5 pips and more are looked at too:
+# an Excape 7 is a 6 and its middle pip.
 PART_BOXED = 0.9
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,

@@ -200,14 +200,16 @@ LONE_PIP_AROUND = 1.25
 # at the others' size or more (2 photo dice, one a purple 1 with no die within a side of it, and a felt 1), with
 # shifted views at most 0.36 and no die seen around them; of the 2s read as sure 1s that the wider cut caught, 3
 # were boxed that big, two caught by a shifted view (0.97) and one (0.87) by the whole die seen around it (0.97).
-# A sure die other than a 1 boxed under PART_BOXED of the other dice's side is made unsure when the second locator,
+# A sure 2, 3 or 4 boxed under PART_BOXED of the other dice's side is made unsure when the second locator,
 # reading a window around it (_seen_around), sees a die LONE_PIP_AROUND times as big holding its centre that the
 # classifier reads as another face, LONE_PIP_OTHER_FACE or more: a part of a die read as a whole one (half a dark 6,
 # one column of pips boxed, is a 3; half a 4 a 2), as for a 1 (_doubted_ones). Looked at on the sure dice of faces
 # 1-4 boxed under 0.95 of the others' side of 1,000 d6 tuning trays (2,000,250+), 1,000 fresh ones (2,970,000+),
 # 1,200 felt throws (3,330,000+) and the train split's photos: of 2,367 read right, none gave another face there; of
-# 12 read wrong, 5 did (0.86-0.97), all under 0.9 of the others' side. Faces of 5 pips and more are looked at too:
-# an Excape 7 is a 6 and its middle pip.
+# 12 read wrong, 5 did (0.86-0.97), all under 0.9 of the others' side. Only the faces a part of a bigger face can
+# show are looked at (PART_FACES): no part of a d6 or Excape face shows five or six pips (a 7's middle pips lie between
+# its corners), and an Excape 6 boxed small, whose surroundings read as a 7, was made unsure when they were.
+PART_FACES = frozenset({"pips:2", "pips:3", "pips:4"})
 PART_BOXED = 0.9
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
@@ -464,12 +466,13 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
 
 def _doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
                    net: FaceCascade) -> list[FaceGuess]:
-    """The final guesses, with each die read as a sure face other than a 1 (_doubted_ones judges those) and boxed
-    under PART_BOXED of the other dice's side made unsure when the second locator sees a bigger die around it that
-    the classifier reads as another face (_seen_around, LONE_PIP_OTHER_FACE): a part of a die read as a whole one.
+    """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
+    1s are _doubted_ones's) and boxed under PART_BOXED of the other dice's side made unsure when the second locator
+    sees a bigger die around it that the classifier reads as another face (_seen_around, LONE_PIP_OTHER_FACE): a
+    part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
-    small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance not in (None, "pips:1")
+    small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
              and (usual := _others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
     around = [(k, die) for k in small for die in _seen_around(work, located[k])]
     if not around:

@@ -195,15 +195,6 @@ LONE_PIP_HINT = 0.05
 # small sure 1s only: timed alternately on the bench's 40 frames, 1-3% more (9% with every sure 1 checked).
 LONE_PIP_WINDOW = 2.0
 LONE_PIP_AROUND = 1.25
-# A sure 1 boxed at least as big as the other dice (their median side) is made unsure by the wider cut alone no
-# more: only when a shifted view (LONE_PIP_SHIFTED) or the second locator's view around it (_seen_around) sees
-# another face too. A pip boxed alone is mostly boxed smaller than its die, or off its centre, where a shifted view
-# sees the whole face; a true 1 boxed at its die's size may read, cut 1.6 times wider, as another face: its
-# neighbours' pips in view, or the die small in the wide cut. Looked at on the train split's photos and felt throws
-# (seeds 3,200,000+, 3,310,000+, 3,320,000+, 3,330,000+): of the true 1s the wider cut doubted, 3 of 7 were boxed
-# at the others' size or more (2 photo dice, one a purple 1 with no die within a side of it, and a felt 1), with
-# shifted views at most 0.36 and no die seen around them; of the 2s read as sure 1s that the wider cut caught, 3
-# were boxed that big, two caught by a shifted view (0.97) and one (0.87) by the whole die seen around it (0.97).
 # A sure 2, 3 or 4 boxed under PART_BOXED of the other dice's side is made unsure when the second locator, reading a
 # window around it (_seen_around), sees a die LONE_PIP_AROUND times as big holding its centre that the classifier
 # reads as another face, LONE_PIP_OTHER_FACE or more: a part of a die read as a whole one (half a dark 6, one column
@@ -437,12 +428,22 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
     dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
     there (LONE_PIP_OTHER_FACE), or, when it hints at one there (LONE_PIP_HINT), in one of four views shifted towards
-    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3), or, boxed smaller than the others, in
-    the bigger die the second locator sees around it (_seen_around).
+    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3), or, boxed smaller than the others or
+    doubted by the wider cut, in the bigger die the second locator sees around it (_seen_around).
 
     One pip of a dark die with more, boxed on its own, looks like a 1: a black 2 on dark felt, whose body the
     locator hardly sees, was read as a sure 1 on 4 of 800 dice of two-dice trays, a Mexx that was never thrown
     (seeds 3,200,000+). Cut wider around it, the other pip comes into view.
+
+    A sure 1 boxed at least as big as the other dice (their median side) is not made unsure by the wider cut alone,
+    only when a shifted view (LONE_PIP_SHIFTED) or the second locator's view around it (_seen_around) sees another
+    face too. A pip boxed alone is mostly boxed smaller than its die, or off its centre, where a shifted view sees
+    the whole face; a true 1 boxed at its die's size may read, cut 1.6 times wider, as another face: its neighbours'
+    pips in view, or the die small in the wide cut. Looked at on the train split's photos and felt throws (seeds
+    3,200,000+, 3,310,000+, 3,320,000+, 3,330,000+): of the true 1s the wider cut doubted, 3 of 7 were boxed at the
+    others' size or more (2 photo dice, one a purple 1 with no die within a side of it, and a felt 1), with shifted
+    views at most 0.36 and no die seen around them; of the 2s read as sure 1s that the wider cut caught, 3 were
+    boxed that big, two caught by a shifted view (0.97) and one (0.87) by the whole die seen around it (0.97).
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
     ones = [k for k, guess in enumerate(final) if guess.sure and guess.appearance == "pips:1"]
@@ -451,8 +452,7 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     seen = [_at_least_the_others_size(located, k) for k in ones]
     wider = _other_face_probability(net, _cut(work, seen, LONE_PIP_MARGIN), model, "pips:1")
     # A 1 boxed at least the other dice's size shows, cut wider, the neighbours' pips when dice lie close: there
-    # the wider cut alone is no proof, a shifted view or the second locator's must see another face too (the note
-    # after LONE_PIP_AROUND).
+    # the wider cut alone is no proof, a shifted view or the second locator's must see another face too.
     small = {k for k in ones if _smaller_than_the_others(located, k)}
     doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE and k in small}
     hinted = [k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_HINT and k not in doubted]
@@ -561,9 +561,9 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     """Find and read the dice of a work frame; when a clear spot is left in doubt, look again for big dice, then for
     dark dice seen only by a pip; box each die left unsure again with the second locator; when fewer dice are found
     than the `expect` thrown, or the dice thrown are not known, ask the second locator, and a throw still short of
-    dice again in the frame with its shadows lifted (none of these second looks
-    for a taught die: its faces are matched to crops cut at the die's size, and a die in a box too big for it
-    matched another face, sure, in the tests, where the face net learned dice at many sizes)."""
+    dice again in the frame with its shadows lifted (none of these second looks for a taught die: its faces are
+    matched to crops cut at the die's size, and a die in a box too big for it matched another face, sure, in the
+    tests, where the face net learned dice at many sizes)."""
     located = find_dice(work, tray)
     dice = _read_dice(work, located, model)
     if not model.taught:

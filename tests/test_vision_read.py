@@ -613,8 +613,8 @@ def test_a_virtual_die_the_locator_boxed_twice_or_in_part_read_sure_is_read_once
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "ok"
     monkeypatch.setattr(vision.read, bar, 1.1)                 # no box is ever that much inside another
-    # (The 6's corner, boxed at 0.61 of the other dice's side, is also made unsure by the second locator's view of
-    # the whole 6 around it, then dropped as an unsure part of a sure die: that rule is left out here.)
+    # (The 6's corner, boxed at 0.61 of the other dice's side, is doubted by the part-of-a-die check too, which sees
+    # the whole 6 around it: _doubted_parts reads this tray right on its own, so it is left out here.)
     monkeypatch.setattr(vision.read, "PART_BOXED", 0.0)
     assert "is stacked" in (read_tray(rendered.image, model, expect=len(rendered.dice)).reason or "")
 
@@ -691,9 +691,9 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
     # Two-dice trays as at a Mex table, where a 2 read as a 1 makes a Mexx nobody threw. The locator, hardly seeing
     # the die's body, boxed one pip of the 2; cut as the classifier reads a die, that is a 1. Cut wider, the other
     # pip shows (vision.read._doubted_ones). Without that, each of the first three reads a sure 1 on the 2; the
-    # next three did so with it, and need the second locator's view around the 1 (_seen_around). The last two are
-    # boxed at the other die's size, where the wider cut alone doubts a 1 no more: a shifted view sees the 2
-    # (3,310,488: without those views, a sure 1 in a throw accepted), or the second locator's view (3,331,000). On
+    # next three did so with it, and need the second locator's view around the 1 (_seen_around). 3,310,488 and
+    # 3,331,000 are boxed at the other die's size, where the wider cut alone doubts a 1 no more: a shifted view sees
+    # the 2 (3,310,488: without those views, a sure 1 in a throw accepted), or the second locator's view. On
     # 3,330,717 the wider cut hints at another face only at 0.08, and a shifted view sees the 2 (0.95): with the
     # shifted views cut only from a hint of 0.1 (LONE_PIP_HINT until session 19), the throw was accepted as a Mexx.
     rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
@@ -1023,8 +1023,7 @@ def test_one_dark_die_boxed_twice_is_one_die_not_a_stacked_pair(monkeypatch: pyt
 
     assert "stacked" not in reasons(read_tray(rendered.image, D6, expect=expect))
     monkeypatch.setattr(read, "_with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
-    # (On the felt throw the smaller box's sure face is also doubted as a part of the die the second locator sees
-    # around it, then dropped as an unsure part of a sure die: that rule is left out here.)
+    # (The part-of-a-die check, _doubted_parts, reads the felt throw right on its own too, so it is left out here.)
     monkeypatch.setattr(read, "PART_BOXED", 0.0)
     assert reasons(read_tray(rendered.image, D6, expect=expect)).count("stacked") == 2
 

@@ -469,6 +469,9 @@ def test_a_black_two_on_felt_seen_only_by_its_two_pips_is_read_whole(monkeypatch
 
     assert read_as().get(two) == "2"
     monkeypatch.setattr(read, "PAIR_REACH", 0.0)      # each pip grown alone: neither box holds the die
+    # (Read with no count, this dark frame is also looked over with its shadows lifted, where the second locator
+    # sees the 2 whole: that look is left out here.)
+    monkeypatch.setattr(read, "_dark", lambda work: False)
     assert two not in read_as()
 
 
@@ -802,9 +805,12 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     missing = render_tray(3_200_012, D6, **BLACK_PAIR_ON_FELT)
     read_tray(missing.image, D6, expect=2)
     read_tray(rendered.image, D6)                                       # no count given: a die missed is not known
-    # Still short after its look, the throw is looked at again in the frame with its shadows lifted; with no count
-    # that last look is never taken.
-    assert asked == [(True, False), (True, True), (False, False)]
+    # Still short after its look, the throw is looked at again in the frame with its shadows lifted; with no count,
+    # a dark frame (this one, felt) is looked over with its shadows lifted instead of as it is.
+    assert asked == [(True, False), (True, True), (False, True)]
+    monkeypatch.setattr(read, "_dark", lambda work: False)
+    read_tray(rendered.image, D6)
+    assert asked[-1] == (False, False)
 
 
 @pytest.mark.parametrize("seed", [3_200_071, 3_200_098])
@@ -819,6 +825,34 @@ def test_dice_neither_locator_sees_are_found_in_the_frame_with_its_shadows_lifte
         frame_as_it_is.setattr(read, "_with_shadows_lifted", lambda work: work)
         assert read_tray(rendered.image, D6, expect=2).status == "reroll"
     _read_whole(rendered, D6)
+
+
+@pytest.mark.parametrize("seed", [2_000_370, 2_992_035])
+def test_with_no_count_a_dark_frame_is_looked_over_with_its_shadows_lifted(monkeypatch: pytest.MonkeyPatch,
+                                                                           seed: int) -> None:
+    import vision.read as read
+
+    # Virtual tuning trays on a dark tray, read with no count (`read` without --expect): a 1 and a 3 that both
+    # locators miss in the frame as it is. Looked over with its shadows lifted instead, the second locator finds
+    # them; read as it is, the frame passed as a whole throw, a die short.
+    rendered = render_tray(seed, D6)
+    truth = sorted(d.label for d in rendered.dice)
+    assert read._dark(read.to_work(rendered.image)[0])
+    reading = read_tray(rendered.image, D6)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == truth
+    monkeypatch.setattr(read, "_dark", lambda work: False)
+    as_it_is = read_tray(rendered.image, D6)
+    assert as_it_is.status == "ok" and len(as_it_is.dice) == len(truth) - 1
+
+
+def test_a_frame_is_dark_by_its_median_grey_level() -> None:
+    from vision.read import DARK_FRAME, _dark
+
+    frame = np.full((480, 640, 3), DARK_FRAME - 1, np.uint8)
+    assert _dark(frame)
+    frame[:, :330] = 255                    # more than half of it light: a light tray with dark dice on it
+    assert not _dark(frame)
+    assert not _dark(np.full((480, 640, 3), DARK_FRAME, np.uint8))
 
 
 def test_a_die_seen_only_with_the_shadows_lifted_must_clear_the_bars_of_a_die_boxed_again(

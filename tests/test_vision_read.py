@@ -471,7 +471,7 @@ def test_a_black_two_on_felt_seen_only_by_its_two_pips_is_read_whole(monkeypatch
     monkeypatch.setattr(read, "PAIR_REACH", 0.0)      # each pip grown alone: neither box holds the die
     # (Read with no count, this dark frame is also looked over with its shadows lifted, where the second locator
     # sees the 2 whole: that look is left out here.)
-    monkeypatch.setattr(read, "_dark", lambda work: False)
+    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
     assert two not in read_as()
 
 
@@ -808,7 +808,7 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     # Still short after its look, the throw is looked at again in the frame with its shadows lifted; with no count,
     # a dark frame (this one, felt) is looked over with its shadows lifted instead of as it is.
     assert asked == [(True, False), (True, True), (False, True)]
-    monkeypatch.setattr(read, "_dark", lambda work: False)
+    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
     read_tray(rendered.image, D6)
     assert asked[-1] == (False, False)
 
@@ -840,7 +840,7 @@ def test_with_no_count_a_dark_frame_is_looked_over_with_its_shadows_lifted(monke
     assert read._dark(read.to_work(rendered.image)[0])
     reading = read_tray(rendered.image, D6)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == truth
-    monkeypatch.setattr(read, "_dark", lambda work: False)
+    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
     as_it_is = read_tray(rendered.image, D6)
     assert as_it_is.status == "ok" and len(as_it_is.dice) == len(truth) - 1
 
@@ -853,6 +853,7 @@ def test_a_frame_is_dark_by_its_median_grey_level() -> None:
     frame[:, :330] = 255                    # more than half of it light: a light tray with dark dice on it
     assert not _dark(frame)
     assert not _dark(np.full((480, 640, 3), DARK_FRAME, np.uint8))
+    assert _dark(frame, tray=(400, 0, 240, 480))     # the calibrated tray region is dark: the frame around it is not
 
 
 def test_a_die_seen_only_with_the_shadows_lifted_must_clear_the_bars_of_a_die_boxed_again(

@@ -583,7 +583,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
         dice = _with_overlapping_boxes_seen_as_one(work, dice, model)
     if not model.taught and expect is None:
         dice = _with_dice_the_second_locator_finds(work, tray, dice, model, count_known=False,
-                                                   shadows_lifted=_dark(work))
+                                                   shadows_lifted=_dark(work, tray))
     if not model.taught and expect is not None and len(dice) < expect:
         dice = _with_dice_the_second_locator_finds(work, tray, dice, model)
     if not model.taught and expect is not None and len(dice) < expect:
@@ -730,12 +730,12 @@ def _with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, 
     shadows_lifted: look in the frame with its dark tones spread apart (SHADOWS_LIFTED), for a throw still short of
     dice after the look in the frame as it is, and instead of that look for a dark frame read with no count
     (DARK_FRAME); the dice found are read in the frame as it is, and must clear the bars of a die boxed again, as
-    without a count. Chosen on 800 felt throws (seeds 3,310,000+: of 41 dice both looks
-    missed, 27 were seen lifted, 25 of them read right, none wrong); on the battery, felt throws (3,200,000+) 1,543
-    -> 1,556 of 1,600 dice right and 749 -> 762 throws accepted, every other set die for die as before (without the
-    bars, a hand tray was accepted with the pip of a half-hidden 2 read as a 1); on 1,200 fresh felt throws
-    (3,340,000+) 2,301 -> 2,319 of 2,400 and 1,112 -> 1,130 accepted, none wrong; 200 fresh trays of each hazard as
-    before but one die more found on the cocked trays. It costs only throws still short, ~1.5 ms.
+    without a count. Chosen on 800 felt throws (seeds 3,310,000+: of 41 dice both looks missed, 27 were seen lifted,
+    25 of them read right, none wrong); on the battery, felt throws (3,200,000+) 1,543 -> 1,556 of 1,600 dice right
+    and 749 -> 762 throws accepted, every other set die for die as before (without the bars, a hand tray was
+    accepted with the pip of a half-hidden 2 read as a 1); on 1,200 fresh felt throws (3,340,000+) 2,301 -> 2,319 of
+    2,400 and 1,112 -> 1,130 accepted, none wrong; 200 fresh trays of each hazard as before but one die more found
+    on the cocked trays. It costs only throws still short, ~1.5 ms.
 
     Its cost: the second locator's run over the whole frame, and a read of each die it finds where none was read."""
     # A die found with no count, or only in the frame with its shadows lifted, must clear a die boxed again's bars.
@@ -773,13 +773,18 @@ def _shadows_lift_table() -> np.ndarray:
     return np.round(255.0 * (np.arange(256) / 255.0) ** SHADOWS_LIFTED).astype(np.uint8)
 
 
-def _dark(work: np.ndarray) -> bool:
-    """Whether a work frame is dark (DARK_FRAME), judged on every 4th pixel of every 4th row."""
+def _dark(work: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> bool:
+    """Whether a work frame, inside the tray region if given, is dark (DARK_FRAME), judged on every 4th pixel of
+    every 4th row."""
+    if tray is not None:
+        x, y, w, h = tray
+        work = work[y:y + h, x:x + w]
     return float(np.median(cv2.cvtColor(work[::4, ::4], cv2.COLOR_BGR2GRAY))) < DARK_FRAME
 
 
 def _with_shadows_lifted(work: np.ndarray) -> np.ndarray:
-    """The work frame with its dark tones spread apart (SHADOWS_LIFTED), for the second locator's last look."""
+    """The work frame with its dark tones spread apart (SHADOWS_LIFTED), for the second locator's look at dark
+    dice."""
     return cv2.LUT(work, _shadows_lift_table())
 
 

@@ -643,6 +643,21 @@ def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_se
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
 
 
+def test_a_smeared_die_read_as_a_cross_below_its_own_bar_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Hazard tuning tray 3,003,671: a white Excape 2 smeared by motion, its two pips two streaks, read as an X at
+    # p 0.78 and not called blurred (its edges just two-sided enough). An X is sure only from CROSS_SURE.
+    import vision.read
+
+    rendered = render_tray(3_003_671, EXCAPE, hazards=frozenset({"blurred"}))
+    assert sorted(d.label for d in rendered.dice) == ["2", "3"]
+    reading = read_tray(rendered.image, EXCAPE, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    monkeypatch.setattr(vision.read, "CROSS_SURE", 0.0)
+    unchecked = read_tray(rendered.image, EXCAPE, expect=2)
+    assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["3", "X"]
+
+
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,
                                    expect: int | None = None) -> tuple[TrayReading, TrayReading]:
     """The reading as it is, and with no die judged again for lying flat (vision.read._judged_lying_flat)."""

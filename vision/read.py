@@ -209,6 +209,12 @@ LONE_PIP_AROUND = 1.25
 # made unsure when they were.
 PART_FACES = frozenset({"pips:2", "pips:3", "pips:4"})
 PART_BOXED = 0.95
+# A die read as a sure X (Excape's cross) below CROSS_SURE is unsure: blur and a hand make strokes, and on fresh hazard
+# trays (seeds 3,003,600+ and 3,004,700+, 200 each) a smeared white 2, its two pips two streaks, was read as an X at
+# p 0.78 and half of a 6 under a hand at 0.76, each in a throw accepted. Of 842 flat X dice read sure on the tuning
+# sets (1,000 Excape trays, 1,000 two-dice throws, 300 marbled trays, the hazard trays' other dice), one was below
+# 0.8 (0.77); of the hazard dice read as a sure X, 7 of 18 were (0.66-0.79).
+CROSS_SURE = 0.8
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
 # that neither locator sees in the frame as it is, shows its outline there. Read in the frame as it is.
@@ -399,6 +405,8 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = _doubted_ones(work, compared,
                               _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
         final = _doubted_parts(work, compared, final, model, net)
+        final = [replace(guess, sure=False) if guess.sure and guess.appearance == "symbol:cross"
+                 and guess.confidence < CROSS_SURE else guess for guess in final]
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in dice if _counts_as_die(d)]

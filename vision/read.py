@@ -213,7 +213,7 @@ PART_BOXED = 0.95
 # trays (seeds 3,003,600+ and 3,004,700+, 200 each) a smeared white 2, its two pips two streaks, was read as an X at
 # p 0.78 and half of a 6 under a hand at 0.76, each in a throw accepted. Of 842 flat X dice read sure on the tuning
 # sets (1,000 Excape trays, 1,000 two-dice throws, 300 marbled trays, the hazard trays' other dice), one was below
-# 0.8 (0.77); of the hazard dice read as a sure X, 7 of 18 were (0.66-0.79).
+# 0.8 (0.77); of the hazard dice read as a sure X, 7 of 21 were (0.66-0.79).
 CROSS_SURE = 0.8
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,

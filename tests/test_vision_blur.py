@@ -38,3 +38,13 @@ def test_somewhat_one_sided_and_somewhat_soft_together_is_blurred_and_either_alo
     assert blurred(SOMEWHAT_ONE_SIDED - 0.01, SOMEWHAT_SOFT - 0.01)
     assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, SOMEWHAT_SOFT + 0.01)
     assert not blurred(SOMEWHAT_ONE_SIDED + 0.01, SOMEWHAT_SOFT - 0.01)
+
+
+def test_somewhat_one_sided_and_soft_in_itself_is_blurred_whatever_the_other_dice() -> None:
+    from vision.blur import SOFT_IN_ITSELF
+
+    # A die alone in its frame is its own median (relative sharpness 1): its own sharpness still tells.
+    assert blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0, SOFT_IN_ITSELF - 0.01)
+    assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0, SOFT_IN_ITSELF + 0.01)
+    assert not blurred(SOMEWHAT_ONE_SIDED + 0.01, 1.0, SOFT_IN_ITSELF - 0.01)
+    assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0)             # no sharpness given: as before

@@ -654,8 +654,29 @@ def test_a_smeared_die_read_as_a_cross_below_its_own_bar_is_unsure(monkeypatch: 
     assert reading.status == "reroll"
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     monkeypatch.setattr(vision.read, "CROSS_SURE", 0.0)
+    monkeypatch.setattr(vision.read, "CROSS_ISOTROPY", 0.0)     # its one-sided edges (0.41) now call it blurred too
     unchecked = read_tray(rendered.image, EXCAPE, expect=2)
     assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["3", "X"]
+
+
+@pytest.mark.parametrize(("seed", "model", "bar"), [(3_010_031, EXCAPE, "CROSS_ISOTROPY"),
+                                                     (3_003_870, D6, "SOFT_IN_ITSELF")])
+def test_a_smeared_die_is_blurred_where_the_frame_has_no_sharper_die_or_it_looks_like_a_cross(
+        monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, bar: str) -> None:
+    # Fresh hazard trays accepted with the smeared die read wrong: an Excape 7 whose pips ran into diagonal streaks,
+    # read as an X at p 0.93 (an X's strokes cross, a smear runs one way); a lone purple 3 smeared into three
+    # streaks, read as a 6, alone in its frame so no sharper die to be soft beside.
+    import vision.blur
+    import vision.read
+
+    rendered = render_tray(seed, model, hazards=frozenset({"blurred"}))
+    reading = read_tray(rendered.image, model, expect=len(rendered.dice))
+    assert reading.status == "reroll" and "blurred" in [d.reason for d in reading.dice]
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    monkeypatch.setattr(vision.read if bar == "CROSS_ISOTROPY" else vision.blur, bar, 0.0)
+    unchecked = read_tray(rendered.image, model, expect=len(rendered.dice))
+    assert unchecked.status == "ok"
+    assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
 
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,

@@ -215,6 +215,11 @@ PART_BOXED = 0.95
 # sets (1,000 Excape trays, 1,000 two-dice throws, 300 marbled trays, the hazard trays' other dice), one was below
 # 0.8 (0.77); of the hazard dice read as a sure X, 7 of 21 were (0.66-0.79).
 CROSS_SURE = 0.8
+# ... and a die read as an X whose edges do not run every way (isotropy under CROSS_ISOTROPY, vision.blur) is called
+# blurred: an X's two strokes cross at right angles, a smear runs one way. On a fresh range of trays with a blurred
+# die (3,010,000+, 200) three were accepted with the smeared die read as an X at p 0.87-0.93, isotropy 0.47-0.58;
+# the 181 flat X dice read sure on 500 Excape tuning trays had 0.705 or more.
+CROSS_ISOTROPY = 0.65
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
 # that neither locator sees in the frame as it is, shows its outline there. Read in the frame as it is.
@@ -312,7 +317,8 @@ def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpne
         return "stacked"
     # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
     # looks tilted to the net, and "blurred" tells the players what to do (let the dice settle, mind the light).
-    if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6)):
+    if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6), die.sharpness) or (
+            die.guess.appearance == "symbol:cross" and die.isotropy < CROSS_ISOTROPY):
         return "blurred"
     if die.guess.tilted or die.not_flat >= NOT_FLAT:
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.

@@ -484,13 +484,10 @@ def _doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
     # The second locator's view around each 1 still trusted, boxed small or doubted by the wider cut: a bigger die it
     # sees there, read as another face.
-    around = [(k, die) for k, p in zip(ones, wider, strict=True)
-              if k not in doubted and (k in small or p >= LONE_PIP_OTHER_FACE)
-              for die in _seen_around(work, located[k])]
-    if around:
-        seen = _other_face_probability(net, _cut(work, [die for _, die in around]), model, "pips:1")
-        doubted |= {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
-    return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
+    doubted |= _seen_as_another_face_around(work, located, final, [
+        k for k, p in zip(ones, wider, strict=True) if k not in doubted and (k in small or p >= LONE_PIP_OTHER_FACE)],
+        model, net)
+    return _made_unsure(final, doubted)
 
 
 def _doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
@@ -503,12 +500,24 @@ def _doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[Face
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
     small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
              and (usual := _others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
-    around = [(k, die) for k in small for die in _seen_around(work, located[k])]
+    return _made_unsure(final, _seen_as_another_face_around(work, located, final, small, model, net))
+
+
+def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
+                                 picked: list[int], model: DieModel, net: FaceCascade) -> set[int]:
+    """Of the dice `picked` (indices into `final` and `located`), those inside a bigger die the second locator sees
+    around them (_seen_around) that the classifier reads as another face than theirs, LONE_PIP_OTHER_FACE or more:
+    one pip, or a part of a die, boxed as a die."""
+    around = [(k, die) for k in picked for die in _seen_around(work, located[k])]
     if not around:
-        return final
+        return set()
     seen = _other_face_probability(net, _cut(work, [die for _, die in around]), model,
                                    [final[k].appearance for k, _ in around])
-    doubted = {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
+    return {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
+
+
+def _made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:
+    """The final guesses, those at the indices `doubted` no longer sure."""
     return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
 
 

@@ -48,3 +48,29 @@ def test_somewhat_one_sided_and_soft_in_itself_is_blurred_whatever_the_other_dic
     assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0, SOFT_IN_ITSELF + 0.01)
     assert not blurred(SOMEWHAT_ONE_SIDED + 0.01, 1.0, SOFT_IN_ITSELF - 0.01)
     assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0)             # no sharpness given: as before
+
+
+
+def _cross_die_crop() -> np.ndarray:
+    """A SYMBOL_SIZE crop of a dark die printed with a white X, on a grey tray."""
+    from vision.blur import SYMBOL_SIZE
+
+    crop = np.full((SYMBOL_SIZE, SYMBOL_SIZE, 3), 150, np.uint8)
+    cv2.rectangle(crop, (8, 8), (39, 39), (40, 40, 40), -1)
+    cv2.line(crop, (15, 15), (32, 32), (240, 240, 240), 3)
+    cv2.line(crop, (32, 15), (15, 32), (240, 240, 240), 3)
+    return crop
+
+
+def test_an_xs_strokes_cross_so_its_edges_run_every_way_and_a_smear_runs_one_way() -> None:
+    from vision.blur import symbol_isotropy
+    from vision.read import CROSS_ISOTROPY
+
+    flat = _cross_die_crop()
+    smear = np.zeros((13, 13), np.float32)
+    smear[np.arange(13), np.arange(13)] = 1 / 13             # moving diagonally, along one of the strokes
+    moving = cv2.filter2D(flat, -1, smear, borderType=cv2.BORDER_REPLICATE)
+    isotropy = symbol_isotropy(np.stack([flat, moving]))
+    assert isotropy[0] > CROSS_ISOTROPY > isotropy[1]
+    with pytest.raises(ValueError, match="48 px"):
+        symbol_isotropy(flat[None, :40, :40])

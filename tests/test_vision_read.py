@@ -660,12 +660,14 @@ def test_a_smeared_die_read_as_a_cross_below_its_own_bar_is_unsure(monkeypatch: 
 
 
 @pytest.mark.parametrize(("seed", "model", "bar"), [(3_010_031, EXCAPE, "CROSS_ISOTROPY"),
+                                                     (3_010_593, EXCAPE, "CROSS_ISOTROPY"),
                                                      (3_003_870, D6, "SOFT_IN_ITSELF")])
 def test_a_smeared_die_is_blurred_where_the_frame_has_no_sharper_die_or_it_looks_like_a_cross(
         monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, bar: str) -> None:
     # Fresh hazard trays accepted with the smeared die read wrong: an Excape 7 whose pips ran into diagonal streaks,
-    # read as an X at p 0.93 (an X's strokes cross, a smear runs one way); a lone purple 3 smeared into three
-    # streaks, read as a 6, alone in its frame so no sharper die to be soft beside.
+    # read as an X at p 0.93 (an X's strokes cross, a smear runs one way); an Excape 2 read as an X, whose whole
+    # crop's edges (0.65 or more) passed the X's first bar; a lone purple 3 smeared into three streaks, read as a 6,
+    # alone in its frame so no sharper die to be soft beside.
     import vision.blur
     import vision.read
 
@@ -677,6 +679,23 @@ def test_a_smeared_die_is_blurred_where_the_frame_has_no_sharper_die_or_it_looks
     unchecked = read_tray(rendered.image, model, expect=len(rendered.dice))
     assert unchecked.status == "ok"
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
+
+
+def test_a_flat_x_seen_with_its_sides_is_judged_by_its_strokes_not_called_blurred() -> None:
+    # Excape tuning tray 2,993,752: a red X die seen in perspective, its sides in view. Its whole crop's edges run
+    # one way more than a resting die's usually do (isotropy 0.62): judged on them, as the X's bar first was (0.65),
+    # it was called blurred and the throw re-rolled. Its strokes cross at right angles (vision.blur.symbol_isotropy).
+    from vision.blur import edge_measures
+    from vision.locate import find_dice
+    from vision.read import _cut
+    from vision.recognise import CLOSER_LOOK_MARGIN
+
+    rendered = render_tray(2_993_752, EXCAPE)
+    assert [d.label for d in rendered.dice] == ["X", "X"]
+    _, whole_crop = edge_measures(_cut(rendered.image, find_dice(rendered.image, None), CLOSER_LOOK_MARGIN))
+    assert min(whole_crop) < 0.65
+    reading = read_tray(rendered.image, EXCAPE)
+    assert reading.status == "ok" and [d.face for d in reading.dice] == ["X", "X"]
 
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,

@@ -36,6 +36,11 @@ BLUR_WINDOW = 0.3
 # 400 felt throws), none is under both bars (under 0.25 alone: 30); the tuning trays' blurred dice were all flagged
 # or left unclear already.
 SOFT_IN_ITSELF = 0.25
+# A symbol's own edges (an X's two strokes, which cross at right angles) are judged on the die cut at SYMBOL_SIZE
+# pixels (the classifier's 28 px crop leaves a stroke a pixel or two wide) and weighted SYMBOL_WINDOW of the crop's
+# side about its middle: the die's outline and its sides seen in perspective, which run one way, weigh little there.
+SYMBOL_SIZE = 48
+SYMBOL_WINDOW = 0.2
 
 
 def _gray_stack(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -49,14 +54,14 @@ def _gray_stack(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return gray, gx, gy, laplacian
 
 
-def _isotropy(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+def _isotropy(gx: np.ndarray, gy: np.ndarray, window: float = BLUR_WINDOW) -> np.ndarray:
     """How evenly each crop's edges point in all directions, 0..1 (the structure tensor's eigenvalue ratio, its
-    pixels weighted by _centre_weights), from the crops' Sobel responses (N, h, w).
+    pixels weighted by _centre_weights `window` of the side wide), from the crops' Sobel responses (N, h, w).
 
     A die at rest has edges both ways (its outline, round pips); motion smears away the edges along the motion,
     whatever the die's colour or contrast.
     """
-    weights = _centre_weights(*gx.shape[1:])
+    weights = _centre_weights(*gx.shape[1:], window)
     xx, yy, xy = ((a * b * weights).sum(axis=(1, 2), dtype=np.float64) for a, b in ((gx, gx), (gy, gy), (gx, gy)))
     spread = np.hypot((xx - yy) / 2, xy)
     largest, smallest = (xx + yy) / 2 + spread, (xx + yy) / 2 - spread
@@ -64,10 +69,10 @@ def _isotropy(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _centre_weights(h: int, w: int) -> np.ndarray:
-    """(h, w) Gaussian weights about the middle of a crop, BLUR_WINDOW of its side wide."""
+def _centre_weights(h: int, w: int, window: float) -> np.ndarray:
+    """(h, w) Gaussian weights about the middle of a crop, `window` of its side wide."""
     y, x = np.mgrid[0:h, 0:w]
-    sigma = BLUR_WINDOW * (h + w) / 2
+    sigma = window * (h + w) / 2
     return np.exp(-((x - (w - 1) / 2) ** 2 + (y - (h - 1) / 2) ** 2) / (2 * sigma * sigma)).astype(np.float32)
 
 
@@ -81,6 +86,15 @@ def edge_measures(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(N, h, w, 3) BGR crops of dice -> each crop's sharpness (_sharpness) and edge isotropy (_isotropy)."""
     gray, gx, gy, laplacian = _gray_stack(crops)
     return _sharpness(gray, laplacian), _isotropy(gx, gy)
+
+
+def symbol_isotropy(crops: np.ndarray) -> np.ndarray:
+    """(N, SYMBOL_SIZE, SYMBOL_SIZE, 3) BGR crops of dice -> how evenly the edges of each die's middle, its symbol,
+    point in all directions (_isotropy over SYMBOL_WINDOW)."""
+    if crops.shape[1:3] != (SYMBOL_SIZE, SYMBOL_SIZE):
+        raise ValueError(f"a symbol's edges are judged on {SYMBOL_SIZE} px crops, got {crops.shape[1:3]}")
+    _, gx, gy, _ = _gray_stack(crops)
+    return _isotropy(gx, gy, SYMBOL_WINDOW)
 
 
 def blurred(isotropy: float, relative_sharpness: float, sharpness: float | None = None) -> bool:

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.blur import blurred, edge_measures
+from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
 from vision.flat import LYING_FLAT, NOT_FLAT, flat_net, not_flat
 from vision.locate import (
     INPUT_SCALE,
@@ -215,11 +215,15 @@ PART_BOXED = 0.95
 # sets (1,000 Excape trays, 1,000 two-dice throws, 300 marbled trays, the hazard trays' other dice), one was below
 # 0.8 (0.77); of the hazard dice read as a sure X, 7 of 21 were (0.66-0.79).
 CROSS_SURE = 0.8
-# ... and a die read as an X whose edges do not run every way (isotropy under CROSS_ISOTROPY, vision.blur) is called
-# blurred: an X's two strokes cross at right angles, a smear runs one way. On a fresh range of trays with a blurred
-# die (3,010,000+, 200) three were accepted with the smeared die read as an X at p 0.87-0.93, isotropy 0.47-0.58;
-# the 181 flat X dice read sure on 500 Excape tuning trays had 0.705 or more.
-CROSS_ISOTROPY = 0.65
+# ... and a die read as an X whose symbol's edges do not run every way (vision.blur.symbol_isotropy under
+# CROSS_ISOTROPY) is called blurred: an X's two strokes cross at right angles, a smear runs one way. On a fresh range
+# of trays with a blurred die (3,010,000+, 200) three were accepted with the smeared die read as an X at p 0.87-0.93.
+# The bar was first on the die's whole-crop isotropy (the blur check's, outline and sides included, 0.65); on 2,000
+# Excape tuning trays (2,993,000+, 2,999,000+) it called 4 of 775 flat X dice read at p 0.8 or more blurred
+# (0.60-0.65: an X die's sides seen in perspective run one way). Judged on the symbol, those 775 dice are at 0.678 or
+# more, and the 31 smeared dice read as an X at p 0.6 or more on 1,000 blurred trays (3,003,000+, 3,010,000+,
+# 3,010,200+) at 0.417 or less (the whole crop: 0.602 and 0.576): the bar sits between.
+CROSS_ISOTROPY = 0.55
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
 # that neither locator sees in the frame as it is, shows its outline there. Read in the frame as it is.
@@ -263,6 +267,7 @@ class _Die:
     sharpness: float
     isotropy: float
     not_flat: float = 0.0   # the lying-flat check's probability that the die is cocked (vision.flat)
+    symbol_isotropy: float = 1.0    # of a die read as an X only (vision.blur.symbol_isotropy; CROSS_ISOTROPY)
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:
@@ -318,7 +323,7 @@ def _doubt(die: _Die, overlaps_another: bool, median_side: float, median_sharpne
     # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
     # looks tilted to the net, and "blurred" tells the players what to do (let the dice settle, mind the light).
     if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6), die.sharpness) or (
-            die.guess.appearance == "symbol:cross" and die.isotropy < CROSS_ISOTROPY):
+            die.guess.appearance == "symbol:cross" and die.symbol_isotropy < CROSS_ISOTROPY):
         return "blurred"
     if die.guess.tilted or die.not_flat >= NOT_FLAT:
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
@@ -415,7 +420,21 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
                  and guess.confidence < CROSS_SURE else guess for guess in final]
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
-    return [d for d in dice if _counts_as_die(d)]
+    return [d for d in _with_symbols_judged(work, dice) if _counts_as_die(d)]
+
+
+def _with_symbols_judged(work: np.ndarray, dice: list[_Die]) -> list[_Die]:
+    """The dice, each read as an X with the isotropy of its symbol's edges (CROSS_ISOTROPY), cut for it at
+    SYMBOL_SIZE: a crop and two filters for each X only."""
+    crosses = [k for k, d in enumerate(dice) if d.guess.appearance == "symbol:cross"]
+    if not crosses:
+        return dice
+    crops = np.stack([crop_die(work, dice[k].candidate.rect[0], dice[k].candidate.side, dice[k].candidate.rect[2],
+                               size=SYMBOL_SIZE, margin=CLOSER_LOOK_MARGIN) for k in crosses])
+    judged = list(dice)
+    for k, value in zip(crosses, symbol_isotropy(crops), strict=True):
+        judged[k] = replace(dice[k], symbol_isotropy=float(value))
+    return judged
 
 
 def _judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,

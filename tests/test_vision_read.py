@@ -1152,3 +1152,26 @@ def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monke
     assert [d.candidate for d in found] == [*(d.candidate for d in dice), touching]
     # With a count short of the dice thrown, a die found joins only where it overlaps none.
     assert read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True) == dice
+
+
+@pytest.mark.parametrize(("seed", "bypass"), [(2_000_781, "MIDDLE_PAIR_SURE"), (3_140_508, "centre_pips")])
+def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pytest.MonkeyPatch, seed: int,
+                                                                bypass: str) -> None:
+    # Excape tuning tray 2,000,781: a marbled 6 the classifier left unsure between 6 and 7 (a swirl in its middle),
+    # read as a 6 by its middle; fresh tray 3,140,508: a marbled 6 read as a sure 7, made unsure by its middle.
+    import vision.read
+
+    rendered = render_tray(seed, EXCAPE)
+    truth = sorted(d.label for d in rendered.dice)
+    assert "6" in truth
+    reading = read_tray(rendered.image, EXCAPE)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    if bypass == "MIDDLE_PAIR_SURE":
+        assert reading.status == "ok" and sorted(reading.faces) == truth
+        monkeypatch.setattr(vision.read, "MIDDLE_PAIR_SURE", 2.0)
+        assert read_tray(rendered.image, EXCAPE).status == "reroll"
+    else:
+        assert reading.status == "reroll"
+        monkeypatch.setattr(vision.read, "centre_pips", lambda crops: [None] * len(crops))
+        unchecked = read_tray(rendered.image, EXCAPE)
+        assert unchecked.status == "ok" and "7" in unchecked.faces and "7" not in truth

@@ -20,6 +20,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
+from vision.centre_pip import CENTRE_SIZE, centre_pips
 from vision.flat import LYING_FLAT, NOT_FLAT, flat_net, not_flat
 from vision.locate import (
     INPUT_SCALE,
@@ -40,10 +41,12 @@ from vision.recognise import (
     CLOSER_LOOK_MARGIN,
     CROP_MARGIN,
     CROP_SIZE,
+    SURE_TILTED,
     TEMPLATE_SIZE,
     FaceCascade,
     FaceGuess,
     View,
+    close_rivals,
     confirm,
     crop_die,
     face_net,
@@ -224,6 +227,13 @@ CROSS_SURE = 0.8
 # more, and the 31 smeared dice read as an X at p 0.6 or more on 1,000 blurred trays (3,003,000+, 3,010,000+,
 # 3,010,200+) at 0.417 or less (the whole crop: 0.602 and 0.576): the bar sits between.
 CROSS_ISOTROPY = 0.55
+# Excape's 6 and 7 differ only by the pip in the middle, and the classifier, which sees the whole face, is at its
+# weakest between them (a marbled 6's swirl in the middle read as a pip: unclear, or a sure 7). A die read as either
+# is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
+# sure face it contradicts is made unsure, and a die the classifier left unsure between the two, its first read at
+# least MIDDLE_PAIR_SURE on the pair, is read as the face the middle shows.
+MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
+MIDDLE_PAIR_SURE = 0.9
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
 # that neither locator sees in the frame as it is, shows its outline there. Read in the frame as it is.
@@ -418,9 +428,41 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = _doubted_parts(work, compared, final, model, net)
         final = [replace(guess, sure=False) if guess.sure and guess.appearance == "symbol:cross"
                  and guess.confidence < CROSS_SURE else guess for guess in final]
+        final = _with_middle_pips_judged(work, located_kept, first_kept, final, model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return [d for d in _with_symbols_judged(work, dice) if _counts_as_die(d)]
+
+
+def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: View, final: list[FaceGuess],
+                             model: DieModel) -> list[FaceGuess]:
+    """The final guesses of a model whose faces include a 6 and a 7 (Excape), each die read as either judged again
+    by the pip in its middle (vision.centre_pip), where the crop shows it clearly: a sure face it contradicts made
+    unsure, and a die the classifier left unsure between the two (MIDDLE_PAIR_SURE of its first read on the pair,
+    "tilted" under SURE_TILTED) read as the face it shows, sure. A crop for each 6 and 7 only."""
+    if not close_rivals(model) >= MIDDLE_PIP_PAIR:
+        return final
+    faces = [f.appearance for f in model.faces]
+    columns = [CLASSES.index(a) for a in faces] + [CLASSES.index("tilted")] + [CLASSES.index("none")]
+    probabilities = softmax(first.logits[:, columns])
+    pair = probabilities[:, [faces.index(a) for a in sorted(MIDDLE_PIP_PAIR)]].sum(axis=1)
+    tilted = probabilities[:, len(faces)]
+    picked = [k for k, guess in enumerate(final) if guess.appearance in MIDDLE_PIP_PAIR and not guess.tilted and (
+        guess.sure or (pair[k] >= MIDDLE_PAIR_SURE and tilted[k] < SURE_TILTED))]
+    if not picked:
+        return final
+    crops = np.stack([crop_die(work, located[k].rect[0], located[k].side, located[k].rect[2], size=CENTRE_SIZE)
+                      for k in picked])
+    judged = list(final)
+    for k, middle in zip(picked, centre_pips(crops), strict=True):
+        if middle is None:
+            continue
+        face = "pips:7" if middle else "pips:6"
+        if final[k].sure and final[k].appearance != face:
+            judged[k] = replace(final[k], sure=False)
+        elif not final[k].sure:
+            judged[k] = FaceGuess(face, float(pair[k]), True)
+    return judged
 
 
 def _with_symbols_judged(work: np.ndarray, dice: list[_Die]) -> list[_Die]:

@@ -1,0 +1,91 @@
+"""Is there a pip in the middle of a die's face? Excape's 6 and 7 differ only there (the 7 is the six layout plus
+the centre pip), and the face classifier, which sees the whole face, is at its weakest between them: a marbled 6's
+swirl in the middle looks like a pip to it.
+
+Measured on the die's crop, turned upright (vision.recognise.crop_die): the six layout's four corner pips are found
+first, by the face's size and place in the crop that make them most alike and most unlike the body between them and
+the middle (a die's box holds its sides seen in perspective, so its top face may be smaller and off-centre); the
+colours there are the pips' and the body's. The middle is a pip when its colour is near the pips', body when it is as
+far from them as the body is. When the fit does not show a clear six layout (two of the side positions pips, two
+body), there is no answer.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import cv2
+import numpy as np
+
+from vision.recognise import CROP_MARGIN
+
+CENTRE_SIZE = 64            # the die cut this big (and at vision.recognise.CROP_MARGIN) to look at its pips
+# The face's side as a fraction of the box's (CROP_MARGIN apart), and its centre's shift in crop pixels, tried.
+FACE_FRACTIONS = tuple(np.round(np.arange(0.55, 1.0001, 0.05), 2))
+FACE_SHIFTS = (-4, -2, 0, 2, 4)
+PIP_OFFSET = 0.25           # a corner or side pip's distance from the face's middle, in face sides (vision.models)
+# Colour distances (CIELAB, OpenCV's 8-bit scale) in units of the pips' contrast with the body (their colours'
+# distance), which must be MIN_CONTRAST at least. A clear six layout: the corner pips alike and the body points
+# between them alike (the farthest from their mean within CORNERS_ALIKE and BODY_ALIKE), one pair of side positions
+# pips (both within SIDE_PIPS), the other body (both farther than SIDE_BODY). The middle is a pip within MIDDLE_PIP,
+# body beyond MIDDLE_BODY. Chosen on 1,000 Excape tuning trays (2,997,000+ and 2,999,000+, 500 each): of 317 sixes
+# and sevens, 300 judged, all right, the others left without an answer; the middle of a 6 at 0.96 or more but for
+# 5%, of a 7 at 0.17 or less but for 5%. The contrast and body bars came from 600 trays with a hand in them
+# (3,004,000+ and 3,004,300+): a black 6 on dark felt whose crop was not turned upright (the points fell on its
+# body and between its pips: contrast 31, body points 2.55 apart) was judged a 7, a 5 half seen a 6 (15, 1.71);
+# the 376 dice judged right there and on the Excape trays had a contrast of 58 or more, body points 0.94 or less.
+MIN_CONTRAST = 40.0
+BODY_ALIKE = 1.2
+CORNERS_ALIKE = 0.5
+SIDE_PIPS = 0.35
+SIDE_BODY = 0.65
+MIDDLE_PIP = 0.35
+MIDDLE_BODY = 0.65
+
+
+@cache
+def _sample_offsets(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each tried face (fraction, shift x, shift y): the crop pixels (x, y) of its 4 corner pips, 4 body points
+    halfway to the middle, 4 side positions (left, right, top, bottom) and the middle: (faces, 13) each."""
+    layout = [(u, v) for u in (-1, 1) for v in (-1, 1)] + [(u / 2, v / 2) for u in (-1, 1) for v in (-1, 1)] + [
+        (-1, 0), (1, 0), (0, -1), (0, 1), (0, 0)]
+    units = np.array(layout, np.float32)
+    middle = (size - 1) / 2
+    xs, ys = [], []
+    for fraction in FACE_FRACTIONS:
+        reach = PIP_OFFSET * fraction * size / CROP_MARGIN
+        for dx in FACE_SHIFTS:
+            for dy in FACE_SHIFTS:
+                xs.append(np.round(middle + dx + units[:, 0] * reach))
+                ys.append(np.round(middle + dy + units[:, 1] * reach))
+    clip = (0, size - 1)
+    return np.clip(np.array(xs), *clip).astype(np.intp), np.clip(np.array(ys), *clip).astype(np.intp)
+
+
+def centre_pips(crops: np.ndarray) -> list[bool | None]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, True when its
+    face's middle holds a pip, False when it is body, None when the crop shows no clear six layout to judge by."""
+    if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
+        raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
+    xs, ys = _sample_offsets(CENTRE_SIZE)
+    answers: list[bool | None] = []
+    for crop in crops:
+        lab = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))
+        samples = lab[ys, xs]                                   # (faces, 13, 3)
+        corners, between = samples[:, 0:4], samples[:, 4:8]
+        pip, body = corners.mean(axis=1), between.mean(axis=1)
+        fit = (np.linalg.norm(pip - body, axis=1) - np.abs(corners - pip[:, None]).sum(axis=2).mean(axis=1)
+               - 0.5 * np.abs(between - body[:, None]).sum(axis=2).mean(axis=1))
+        best = int(np.argmax(fit))
+        contrast = float(np.linalg.norm(pip[best] - body[best])) + 1e-3
+        far = np.linalg.norm(samples[best] - pip[best], axis=1) / contrast    # (13,) from the pips' colour
+        sides_a, sides_b = max(far[8], far[9]), max(far[10], far[11])
+        pips_pair, body_pair = (far[8:10], far[10:12]) if sides_a <= sides_b else (far[10:12], far[8:10])
+        alike = np.abs(corners[best] - pip[best]).sum(axis=1).max() / contrast
+        body_alike = np.abs(between[best] - body[best]).sum(axis=1).max() / contrast
+        clear = (contrast >= MIN_CONTRAST and alike < CORNERS_ALIKE and body_alike < BODY_ALIKE
+                 and pips_pair.max() < SIDE_PIPS and body_pair.min() > SIDE_BODY)
+        middle = float(far[12])
+        answers.append(None if not clear else True if middle < MIDDLE_PIP else False if middle > MIDDLE_BODY
+                       else None)
+    return answers

@@ -467,7 +467,7 @@ def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first:
 
 def _with_symbols_judged(work: np.ndarray, dice: list[_Die]) -> list[_Die]:
     """The dice, each read as an X with the isotropy of its symbol's edges (CROSS_ISOTROPY), cut for it at
-    SYMBOL_SIZE: a crop and two filters for each X only."""
+    SYMBOL_SIZE: a crop and its edge filters for each X only."""
     crosses = [k for k, d in enumerate(dice) if d.guess.appearance == "symbol:cross"]
     if not crosses:
         return dice

@@ -51,6 +51,7 @@ from vision.recognise import (
     crop_die,
     face_net,
     face_net_for,
+    face_probabilities,
     face_template_sets,
     guesses,
     look,
@@ -385,9 +386,11 @@ def _counts_as_die(die: _Die) -> bool:
     return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
 
 
-def _cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN) -> np.ndarray:
-    """The located dice's crops for the face classifier (vision.recognise.crop_die), cut `margin` times their side."""
-    return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], margin=margin) for c in located])
+def _cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN, size: int = CROP_SIZE
+         ) -> np.ndarray:
+    """The located dice's crops, upright (vision.recognise.crop_die), cut `margin` times their side at `size` pixels:
+    by default as the face classifier reads them."""
+    return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], size=size, margin=margin) for c in located])
 
 
 def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
@@ -426,8 +429,8 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = _doubted_ones(work, compared,
                               _judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
         final = _doubted_parts(work, compared, final, model, net)
-        final = [replace(guess, sure=False) if guess.sure and guess.appearance == "symbol:cross"
-                 and guess.confidence < CROSS_SURE else guess for guess in final]
+        final = _made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
+                                     guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
         final = _with_middle_pips_judged(work, located_kept, first_kept, final, model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
@@ -443,18 +446,16 @@ def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first:
     if not close_rivals(model) >= MIDDLE_PIP_PAIR:
         return final
     faces = [f.appearance for f in model.faces]
-    columns = [CLASSES.index(a) for a in faces] + [CLASSES.index("tilted")] + [CLASSES.index("none")]
-    probabilities = softmax(first.logits[:, columns])
+    probabilities = face_probabilities(first.logits, model)
     pair = probabilities[:, [faces.index(a) for a in sorted(MIDDLE_PIP_PAIR)]].sum(axis=1)
     tilted = probabilities[:, len(faces)]
     picked = [k for k, guess in enumerate(final) if guess.appearance in MIDDLE_PIP_PAIR and not guess.tilted and (
         guess.sure or (pair[k] >= MIDDLE_PAIR_SURE and tilted[k] < SURE_TILTED))]
     if not picked:
         return final
-    crops = np.stack([crop_die(work, located[k].rect[0], located[k].side, located[k].rect[2], size=CENTRE_SIZE)
-                      for k in picked])
+    middles = centre_pips(_cut(work, [located[k] for k in picked], size=CENTRE_SIZE))
     judged = list(final)
-    for k, middle in zip(picked, centre_pips(crops), strict=True):
+    for k, middle in zip(picked, middles, strict=True):
         if middle is None:
             continue
         face = "pips:7" if middle else "pips:6"
@@ -471,8 +472,7 @@ def _with_symbols_judged(work: np.ndarray, dice: list[_Die]) -> list[_Die]:
     crosses = [k for k, d in enumerate(dice) if d.guess.appearance == "symbol:cross"]
     if not crosses:
         return dice
-    crops = np.stack([crop_die(work, dice[k].candidate.rect[0], dice[k].candidate.side, dice[k].candidate.rect[2],
-                               size=SYMBOL_SIZE, margin=CLOSER_LOOK_MARGIN) for k in crosses])
+    crops = _cut(work, [dice[k].candidate for k in crosses], CLOSER_LOOK_MARGIN, SYMBOL_SIZE)
     judged = list(dice)
     for k, value in zip(crosses, symbol_isotropy(crops), strict=True):
         judged[k] = replace(dice[k], symbol_isotropy=float(value))

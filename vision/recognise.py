@@ -251,6 +251,17 @@ def _check_builtin_faces(model: DieModel) -> None:
                          "expected pips:1..7 or symbol:cross (teach other faces with `dice-companion teach`)")
 
 
+def _model_columns(model: DieModel) -> list[int]:
+    """The CLASSES columns a built-in model's faces compete in: its faces in model order, then "tilted", "none"."""
+    return [CLASSES.index(f.appearance) for f in model.faces] + [CLASSES.index("tilted"), CLASSES.index("none")]
+
+
+def face_probabilities(logits: np.ndarray, model: DieModel) -> np.ndarray:
+    """(N, len(CLASSES)) logits -> (N, faces + 2): the probabilities of a built-in model's faces (in model order),
+    "tilted" and "none", judged among themselves (every other class left out)."""
+    return softmax(logits[:, _model_columns(model)])
+
+
 def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = False, mind_tilt: bool = True
                      ) -> list[FaceGuess]:
     """The face on each crop from its views' logits: sure only if every view gives the best face at least
@@ -260,9 +271,9 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = 
     _check_builtin_faces(model)
     appearances = [f.appearance for f in model.faces]
     n = len(appearances)
-    columns = [CLASSES.index(a) for a in appearances] + [CLASSES.index("tilted"), CLASSES.index("none")]
+    columns = _model_columns(model)
     if mind_tilt:
-        views = [softmax(view[:, columns]) for view in logits]     # each (N, faces + tilted + none)
+        views = [face_probabilities(view, model) for view in logits]
     else:
         views = [np.insert(softmax(view[:, columns[:n] + columns[-1:]]), n, 0.0, axis=1) for view in logits]
     mean = np.mean(views, axis=0)

@@ -659,18 +659,18 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dice at many sizes)."""
     located = find_dice(work, tray)
     dice = _read_dice(work, located, model)
-    if not model.taught:
-        dice = _with_grown_dice(work, tray, located, _with_big_dice(work, tray, located, dice, model), model)
-        dice = _with_unclear_dice_boxed_again(work, dice, model)
-    dice = _without_parts_of_sure_dice(_without_cluster_boxes(dice))
-    if not model.taught:
-        dice = _with_overlapping_boxes_seen_as_one(work, dice, model)
-    if not model.taught and expect is None:
-        dice = _with_dice_the_second_locator_finds(work, tray, dice, model, count_known=False,
+    if model.taught:
+        return _without_parts_of_sure_dice(_without_cluster_boxes(dice))
+    dice = _with_grown_dice(work, tray, located, _with_big_dice(work, tray, located, dice, model), model)
+    dice = _with_unclear_dice_boxed_again(work, dice, model)
+    dice = _with_overlapping_boxes_seen_as_one(work, _without_parts_of_sure_dice(_without_cluster_boxes(dice)),
+                                               model)
+    if expect is None:
+        return _with_dice_the_second_locator_finds(work, tray, dice, model, count_known=False,
                                                    shadows_lifted=_dark(work, tray))
-    if not model.taught and expect is not None and len(dice) < expect:
+    if len(dice) < expect:
         dice = _with_dice_the_second_locator_finds(work, tray, dice, model)
-    if not model.taught and expect is not None and len(dice) < expect:
+    if len(dice) < expect:
         dice = _with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True)
     return dice
 

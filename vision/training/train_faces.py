@@ -237,11 +237,10 @@ def load_saved(path: str, crop_size: int) -> tuple[FaceNet, dict]:
     return net.eval(), shape
 
 
-def distillation_loss(logits: torch.Tensor, teacher: FaceNet, x: torch.Tensor, temperature: float) -> torch.Tensor:
+def distillation_loss(logits: torch.Tensor, teacher_logits: torch.Tensor, temperature: float) -> torch.Tensor:
     """KL divergence from the teacher's softened outputs on the same crops to the student's (Hinton et al.), times
     temperature squared so its gradients keep the size of the label loss's whatever the temperature."""
-    with torch.no_grad():
-        soft = torch.softmax(teacher(x)[0] / temperature, dim=1)
+    soft = torch.softmax(teacher_logits.detach() / temperature, dim=1)
     student = torch.log_softmax(logits / temperature, dim=1)
     return nn.functional.kl_div(student, soft, reduction="batchmean") * temperature * temperature
 
@@ -329,8 +328,10 @@ def main(argv: list[str]) -> int:
             logits, _ = net(x)
             loss = loss_fn(logits, y)
             if teacher is not None:
+                with torch.no_grad():
+                    teacher_logits = teacher(x)[0]
                 loss = (1 - args.distil_weight) * loss + args.distil_weight * distillation_loss(
-                    logits, teacher, x, args.temperature)
+                    logits, teacher_logits, args.temperature)
             loss.backward()
             optimiser.step()
             schedule.step()

@@ -27,10 +27,12 @@ from vision.flat import FLAT_CROP_SIZE
 from vision.training.export import export_trunk, standardise
 from vision.training.flat_data import PATCH
 from vision.training.photos import held_out_groups
-from vision.training.train_faces import learning_rate, relight
+from vision.training.train_faces import distillation_loss, learning_rate, relight
 
 COCKED_REPEATS = 3      # each cocked die is shown this many times an epoch (about 1 die in 6 is cocked)
 REAL_REPEATS = 3        # and each die of a photo this many times
+# With --teacher: the teacher's answers soften at this temperature (two classes: a gentle one keeps how sure it was).
+DISTIL_TEMPERATURE = 2.0
 
 
 class FlatNet(nn.Module):
@@ -80,6 +82,23 @@ def centred(crop: np.ndarray, ramp: np.ndarray) -> np.ndarray:
                       ramp[window, window].astype(np.float32)]).transpose(2, 0, 1)
 
 
+def widths(text: str) -> tuple[int, int, int]:
+    """"24,48,96" -> the three conv blocks' channels."""
+    try:
+        a, b, c = (int(w) for w in text.split(","))
+    except ValueError as error:
+        raise SystemExit(f"widths must be three whole numbers, as 24,48,96; got {text!r}") from error
+    return a, b, c
+
+
+def load_weights(net: FlatNet, path: str, option: str) -> None:
+    """Weights saved with --save-torch into a net of the same widths."""
+    try:
+        net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    except (OSError, RuntimeError) as error:
+        raise SystemExit(f"{option}: cannot load {path}: {error}") from error
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("crops", nargs="+")
@@ -91,9 +110,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
     parser.add_argument("--init", help="weights saved with --save-torch to start from (a fine-tune; same --widths)")
+    parser.add_argument("--teacher", help="a check saved with --save-torch: the net also learns its answers on the "
+                        "same crops (distillation), so a smaller, faster check decides as the trusted one does")
+    parser.add_argument("--teacher-widths", default="24,48,96", help="the --teacher's --widths")
+    parser.add_argument("--distil-weight", type=float, default=0.5,
+                        help="share of the loss from the teacher's soft answers (the rest: the labels)")
     args = parser.parse_args(argv)
     if args.epochs < 1:
         raise SystemExit(f"--epochs must be at least 1, got {args.epochs}")
+    if not 0 <= args.distil_weight <= 1:
+        raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -111,12 +137,14 @@ def main(argv: list[str]) -> int:
     repeats = np.where(labels[train] == 1, COCKED_REPEATS, np.where(real[train], REAL_REPEATS, 1))
     epoch_items = np.repeat(train, repeats)
 
-    net = FlatNet(tuple(int(w) for w in args.widths.split(",")))
+    net = FlatNet(widths(args.widths))
     if args.init:
-        try:
-            net.load_state_dict(torch.load(args.init, map_location="cpu", weights_only=True))
-        except (OSError, RuntimeError) as error:
-            raise SystemExit(f"--init: cannot start from {args.init}: {error}") from error
+        load_weights(net, args.init, "--init")
+    teacher = None
+    if args.teacher:
+        teacher = FlatNet(widths(args.teacher_widths))
+        load_weights(teacher, args.teacher, "--teacher")
+        teacher.eval()
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
     steps_per_epoch = len(epoch_items) // 128 + 1
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
@@ -134,7 +162,13 @@ def main(argv: list[str]) -> int:
             x = torch.from_numpy(np.stack([augment(crops[i], ramps[i], rng) for i in batch]).astype(np.float32))
             y = torch.from_numpy(labels[batch])
             optimiser.zero_grad()
-            loss = loss_fn(net(x), y)
+            logits = net(x)
+            loss = loss_fn(logits, y)
+            if teacher is not None:
+                with torch.no_grad():
+                    teacher_logits = teacher(x)
+                loss = (1 - args.distil_weight) * loss + args.distil_weight * distillation_loss(
+                    logits, teacher_logits, DISTIL_TEMPERATURE)
             loss.backward()
             optimiser.step()
             schedule.step()

@@ -7,6 +7,10 @@ locator's centre and size are off by a pixel or two), its light and colour chang
 more: they are what a table's camera sees, and the only flat dice not rendered.
 
     PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.train_flat A.npz [B.npz ...] --out flat.onnx
+        [--widths 24,48,96] [--init SAVED.pt] [--teacher SAVED.pt --distil-weight 0.5]
+
+--teacher distils: a smaller check learns the trusted one's answers on the same crops beside the labels (session 21
+tried 12-24-48 to 24-32-64 nets so; vision/training/README.md has what they cost).
 
 The exported net takes (N, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE) float (the BGR crop standardised as
 vision.recognise.crops_to_blob does, then the ramp) and gives "logits" (N, 2): lying flat, not lying flat.
@@ -83,7 +87,7 @@ def centred(crop: np.ndarray, ramp: np.ndarray) -> np.ndarray:
 
 
 def widths(text: str) -> tuple[int, int, int]:
-    """"24,48,96" -> the three conv blocks' channels."""
+    """The three conv blocks' channels, from text such as "24,48,96"."""
     try:
         a, b, c = (int(w) for w in text.split(","))
     except ValueError as error:

@@ -50,7 +50,6 @@ def test_somewhat_one_sided_and_soft_in_itself_is_blurred_whatever_the_other_dic
     assert not blurred(SOMEWHAT_ONE_SIDED - 0.01, 1.0)             # no sharpness given: as before
 
 
-
 def _cross_die_crop() -> np.ndarray:
     """A SYMBOL_SIZE crop of a dark die printed with a white X, on a grey tray."""
     from vision.blur import SYMBOL_SIZE

@@ -12,11 +12,14 @@ import pytest
 from vision import locate
 from vision.locate import (
     BIG_DICE_SHRINK,
+    CLAIMED_REACH,
     FAINT_APART,
     FAINT_PEAK,
+    INPUT_SCALE,
     OUTPUTS,
     PEAK_PROBABILITY,
     STRIDE,
+    LocatedDie,
     Locator,
     Spot,
     TrayRegionError,
@@ -24,6 +27,7 @@ from vision.locate import (
     find_big_spots,
     find_dice,
     located_dice,
+    strongest_unclaimed_peak,
     to_locator_scale,
 )
 from vision.models import D6, ModelError
@@ -78,7 +82,8 @@ class _FakeLocator:
     def __init__(self, spots: list[Spot]) -> None:
         self._spots = spots
 
-    def spots(self, work: np.ndarray, threshold: float, faint: float | None = None) -> list[Spot]:
+    def spots(self, work: np.ndarray, threshold: float, faint: float | None = None,
+              seen: tuple[np.ndarray, float] | None = None) -> list[Spot]:
         clear = [s for s in self._spots if s.probability >= threshold]
         return clear + [s for s in self._spots if faint is not None and faint <= s.probability < threshold]
 
@@ -146,6 +151,31 @@ def test_only_the_spots_a_caller_wants_are_made_dice(monkeypatch: pytest.MonkeyP
     wanted = find_dice(work, faint=None, wanted=lambda centre: centre[0] > 200)
     assert turned == [3, 2]
     assert wanted == [d for d in every if d.rect[0][0] > 200]
+
+
+def _die_at(centre: tuple[float, float], side: float) -> LocatedDie:
+    x, y = centre
+    return LocatedDie(box=(round(x - side / 2), round(y - side / 2), round(side), round(side)),
+                      rect=(centre, (side, side), 0.0), touches_edge=False, probability=0.9)
+
+
+def test_the_strongest_unclaimed_peak_is_the_locators_best_cell_outside_every_die_and_inside_the_tray() -> None:
+    maps = _maps(60, 80)        # a 640x480 work frame, read at half size: 80 x 60 cells of 8 work pixels
+    scale = INPUT_SCALE
+    maps[0, 25, 25] = 2.0       # a cell centred at (204, 204) work pixels: p 0.88
+    maps[0, 50, 70] = 0.0       # (564, 404): p 0.5
+    seen = (maps, scale)
+    assert strongest_unclaimed_peak(seen, []) == pytest.approx(1 / (1 + np.exp(-2.0)))
+    claimed = _die_at((204.0, 204.0), 40.0)
+    assert strongest_unclaimed_peak(seen, [claimed]) == pytest.approx(0.5)
+    # A die claims its cells to CLAIMED_REACH of its side from its centre, no farther.
+    near = _die_at((204.0 + 40 * CLAIMED_REACH + 2, 204.0), 40.0)
+    assert strongest_unclaimed_peak(seen, [near, _die_at((564.0, 404.0), 30.0)]) == pytest.approx(
+        1 / (1 + np.exp(-2.0)))
+    # Cells outside the tray region are nobody's business.
+    assert strongest_unclaimed_peak(seen, [claimed], tray=(0, 0, 400, 300)) == pytest.approx(
+        1 / (1 + np.exp(10.0)), rel=1e-3)
+    assert strongest_unclaimed_peak(seen, [claimed, _die_at((564.0, 404.0), 30.0)]) < 0.001
 
 
 class _RecordingLocator(_FakeLocator):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.flat import NOT_FLAT
-from vision.locate import LocatedDie, TrayRegionError
+from vision.locate import FAINT_PEAK, LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
 from vision.read import SAME_DIE_CENTRED, STACKED_SIZE_RATIO, ReadError, _Die, _doubt, _overlap, read_tray
 from vision.recognise import FaceGuess
@@ -217,8 +217,8 @@ def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest
     given: list[tuple[np.ndarray, np.ndarray]] = []
     find_dice = read.find_dice
 
-    def locating(work: np.ndarray, tray: tuple[int, int, int, int] | None) -> list[LocatedDie]:
-        located.extend(find_dice(work, tray))
+    def locating(work: np.ndarray, tray: tuple[int, int, int, int] | None, **options: object) -> list[LocatedDie]:
+        located.extend(find_dice(work, tray, **options))
         return located
 
     def confirming(first: View, crops: np.ndarray, model: DieModel, **options: object) -> list[FaceGuess]:
@@ -863,9 +863,15 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     # Still short after its look, the throw is looked at again in the frame with its shadows lifted; with no count,
     # a dark frame (this one, felt) is looked over with its shadows lifted instead of as it is.
     assert asked == [(True, False), (True, True), (False, True)]
+    # A frame not dark is looked over as it is, when the locator's map peaks where no die was read; where it stays
+    # faint everywhere else, the second locator found no die on the tuning sets, and is not asked.
     monkeypatch.setattr(read, "_dark", lambda work, tray: False)
+    monkeypatch.setattr(read, "strongest_unclaimed_peak", lambda seen, dice, tray: FAINT_PEAK)
     read_tray(rendered.image, D6)
     assert asked[-1] == (False, False)
+    monkeypatch.setattr(read, "strongest_unclaimed_peak", lambda seen, dice, tray: FAINT_PEAK - 0.01)
+    read_tray(rendered.image, D6)
+    assert len(asked) == 4
 
 
 @pytest.mark.parametrize("seed", [3_200_071, 3_200_098])

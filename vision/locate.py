@@ -40,6 +40,9 @@ PEAK_PROBABILITY = 0.3
 # locator, for a sure 1 beside it.
 FAINT_PEAK = 0.15
 FAINT_APART = 1.2
+# A die's square, grown to this much of its side each way from its centre, claims the locator's cells around it
+# (strongest_unclaimed_peak): a die's own centre peak spreads over a cell or two beyond its middle.
+CLAIMED_REACH = 0.6
 BIG_DICE_SHRINK = 2.0  # the second look for big dice (find_big_spots) reads the work frame this much smaller
 SAME_DIE = 0.45         # box sides: a smaller spot this near a bigger one's centre may be part of it (_one_per_die)
 EDGE_REACH = 2.0        # work pixels: a die's box this near the frame's edge may be cut by it
@@ -132,11 +135,12 @@ class Locator:
         self._net.setInput(crops_to_blob(small[None]))
         return self._net.forward().reshape(OUTPUTS, small.shape[0] // STRIDE, small.shape[1] // STRIDE), scale
 
-    def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY, faint: float | None = None
-              ) -> list[Spot]:
+    def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY, faint: float | None = None,
+              seen: tuple[np.ndarray, float] | None = None) -> list[Spot]:
         """The peaks of at least `threshold`; with `faint`, then the fainter ones of at least `faint` too, decoded
-        on their own (so they never change which of the clear ones are kept), from one run of the net."""
-        maps, scale = self.maps(work)
+        on their own (so they never change which of the clear ones are kept), from one run of the net (`seen`:
+        that run's maps(work), when the caller has them already)."""
+        maps, scale = self.maps(work) if seen is None else seen
         if faint is None or faint >= threshold:
             return decode(maps, scale, threshold)
         # The clear peaks are among the faint ones: the map is searched once.
@@ -201,8 +205,8 @@ def _touches_edge(box: tuple[float, float, float, float], width: int, height: in
 
 def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
               threshold: float = PEAK_PROBABILITY, faint: float | None = FAINT_PEAK,
-              net: Locator | None = None, wanted: Callable[[tuple[float, float]], bool] | None = None
-              ) -> list[LocatedDie]:
+              net: Locator | None = None, wanted: Callable[[tuple[float, float]], bool] | None = None,
+              seen: tuple[np.ndarray, float] | None = None) -> list[LocatedDie]:
     """The dice the locator sees in a work-size frame, inside the tray region (x, y, w, h, work pixels) if given:
     its peaks of at least `threshold`, then the faint dice (LocatedDie.faint: peaks of at least `faint`, away from
     every other die; None: none).
@@ -211,16 +215,35 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     (vision.recognise.square_up_many), and the side of its turned square from the box (a square of side s turned by a
     has a box s (|cos a| + |sin a|) wide). net: the locator to ask (by default the reader's, `locator()`).
     wanted: only the spots whose centre it accepts are made dice, and weighed against the faint ones (a caller that
-    wants no die where it has one already skips their turn, a crop and two filters each)."""
+    wants no die where it has one already skips their turn, a crop and two filters each). seen: the net's maps of
+    this frame (Locator.maps), when the caller has them already."""
     if tray is not None:
         check_tray(tray, work.shape[1], work.shape[0])
-    every = [s for s in (net or locator()).spots(work, threshold, faint)
+    every = [s for s in (net or locator()).spots(work, threshold, faint, seen)
              if _in_tray(s, tray) and (wanted is None or wanted(s.centre))]
     dice = located_dice(work, every, tray, threshold)
     clear = [d for d in dice if not d.faint]
     return clear + [d for d in dice if d.faint and all(
         np.hypot(d.rect[0][0] - c.rect[0][0], d.rect[0][1] - c.rect[0][1]) > FAINT_APART * max(c.side, d.side)
         for c in clear)]
+
+
+def strongest_unclaimed_peak(seen: tuple[np.ndarray, float], dice: list[LocatedDie],
+                             tray: tuple[int, int, int, int] | None = None) -> float:
+    """The highest centre probability of the net's maps (Locator.maps) in the cells that lie inside the tray region
+    (if given) but in no die's square grown to CLAIMED_REACH of its side each way from its centre: how strongly
+    the locator saw a die where none was kept (0 when every cell is claimed)."""
+    maps, scale = seen
+    rows, cols = maps.shape[1:]
+    xs = (np.arange(cols) + 0.5) * STRIDE / scale      # each cell's centre, in work pixels
+    ys = (np.arange(rows) + 0.5) * STRIDE / scale
+    free = np.ones((rows, cols), bool)
+    if tray is not None:
+        free &= ((ys >= tray[1]) & (ys < tray[1] + tray[3]))[:, None] & ((xs >= tray[0]) & (xs < tray[0] + tray[2]))
+    for die in dice:
+        (cx, cy), reach = die.rect[0], CLAIMED_REACH * die.side
+        free &= ~((np.abs(ys - cy) <= reach)[:, None] & (np.abs(xs - cx) <= reach)[None, :])
+    return float(_sigmoid(maps[0][free]).max()) if free.any() else 0.0
 
 
 def find_big_spots(work: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> list[Spot]:

@@ -663,7 +663,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
 
     With no count, a frame not dark whose locator map stays under FAINT_PEAK outside every die read is not looked
     over again: on the tuning sets the second locator added no die to such a frame. Read with the look over every
-    frame, it added dice to 7 frames not dark, each where the map peaked at 0.29 or more, and to 12 dark ones (the
+    frame, it added dice to 7 frames not dark, each where the map peaked at 0.29 or more, and to 13 dark ones (the
     battery's count-less sets; fresh ranges d6 3,440,000+ and Excape 3,450,000+, 1,000 trays each, marbled
     3,460,000+ and 3,465,000+, 300 each). Half of those virtual frames skip the look (536 of 1,000 d6, 542 Excape),
     ~1.5 ms each; on the real photos the map peaks beyond the dice in nearly every frame (a tray's rim, dice in a

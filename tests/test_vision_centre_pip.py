@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.centre_pip import CENTRE_SIZE, centre_pips
+from vision.centre_pip import CENTRE_SIZE, centre_pips, five_layouts
 from vision.models import PIP_LAYOUTS
 from vision.recognise import CROP_MARGIN
 
@@ -47,6 +47,14 @@ def test_no_answer_without_a_clear_six_layout() -> None:
     assert centre_pips(np.stack([blank, _face_crop(4), dim])) == [None, None, None]
 
 
+def test_a_five_shows_its_corner_and_middle_pips_and_no_side_pips() -> None:
+    # A 7 read where a 5 lies (marbling taken for its side pips) is told by the layout: a 7's side pips are there.
+    red = (40, 40, 200)
+    assert five_layouts(np.stack([_face_crop(5), _face_crop(5, red, (240, 240, 240)), _face_crop(7), _face_crop(6),
+                                  _face_crop(4), _face_crop(1)])) == [True, True, False, False, False, False]
+
+
 def test_a_crop_of_another_size_is_refused() -> None:
-    with pytest.raises(ValueError, match="64 px"):
-        centre_pips(np.zeros((1, 40, 40, 3), np.uint8))
+    for judge in (centre_pips, five_layouts):
+        with pytest.raises(ValueError, match="64 px"):
+            judge(np.zeros((1, 40, 40, 3), np.uint8))

@@ -1160,6 +1160,20 @@ def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monke
     assert read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True) == dice
 
 
+def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fresh Excape tuning tray 3,500,451: a red-and-white marbled 5 whose swirls the classifier took for a 7's side
+    # pips (p 0.80); the face shows a 5's layout, so the die is left unsure and the throw re-rolled.
+    import vision.read
+
+    rendered = render_tray(3_500_451, EXCAPE)
+    assert sorted(d.label for d in rendered.dice) == ["5", "7"]
+    reading = read_tray(rendered.image, EXCAPE)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    assert reading.status == "reroll" and reading.faces.count("7") == 1
+    monkeypatch.setattr(vision.read, "five_layouts", lambda crops: [False] * len(crops))
+    assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
+
+
 @pytest.mark.parametrize(("seed", "bypass"), [(2_000_781, "MIDDLE_PAIR_SURE"), (3_140_508, "centre_pips")])
 def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pytest.MonkeyPatch, seed: int,
                                                                 bypass: str) -> None:

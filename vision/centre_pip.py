@@ -62,13 +62,15 @@ def _sample_offsets(size: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(np.array(xs), *clip).astype(np.intp), np.clip(np.array(ys), *clip).astype(np.intp)
 
 
-def centre_pips(crops: np.ndarray) -> list[bool | None]:
-    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, True when its
-    face's middle holds a pip, False when it is body, None when the crop shows no clear six layout to judge by."""
+def _layout_distances(crops: np.ndarray) -> list[np.ndarray | None]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops -> for each, the 13 sample points of the best-fitting face
+    (_sample_offsets: 4 corners, 4 body points, left, right, top, bottom, middle) as colour distances from its
+    corner pips' colour, in units of the pips' contrast with the body; None when the corners and body points do
+    not fit a face clearly (MIN_CONTRAST, CORNERS_ALIKE, BODY_ALIKE)."""
     if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
         raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
     xs, ys = _sample_offsets(CENTRE_SIZE)
-    answers: list[bool | None] = []
+    distances: list[np.ndarray | None] = []
     for crop in crops:
         lab = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))
         samples = lab[ys, xs]                                   # (faces, 13, 3)
@@ -78,14 +80,33 @@ def centre_pips(crops: np.ndarray) -> list[bool | None]:
                - 0.5 * np.abs(between - body[:, None]).sum(axis=2).mean(axis=1))
         best = int(np.argmax(fit))
         contrast = float(np.linalg.norm(pip[best] - body[best])) + 1e-3
-        far = np.linalg.norm(samples[best] - pip[best], axis=1) / contrast    # (13,) from the pips' colour
-        sides_a, sides_b = max(far[8], far[9]), max(far[10], far[11])
-        pips_pair, body_pair = (far[8:10], far[10:12]) if sides_a <= sides_b else (far[10:12], far[8:10])
         alike = np.abs(corners[best] - pip[best]).sum(axis=1).max() / contrast
         body_alike = np.abs(between[best] - body[best]).sum(axis=1).max() / contrast
-        clear = (contrast >= MIN_CONTRAST and alike < CORNERS_ALIKE and body_alike < BODY_ALIKE
-                 and pips_pair.max() < SIDE_PIPS and body_pair.min() > SIDE_BODY)
+        clear = contrast >= MIN_CONTRAST and alike < CORNERS_ALIKE and body_alike < BODY_ALIKE
+        distances.append(np.linalg.norm(samples[best] - pip[best], axis=1) / contrast if clear else None)
+    return distances
+
+
+def centre_pips(crops: np.ndarray) -> list[bool | None]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, True when its
+    face's middle holds a pip, False when it is body, None when the crop shows no clear six layout to judge by."""
+    answers: list[bool | None] = []
+    for far in _layout_distances(crops):
+        if far is None:
+            answers.append(None)
+            continue
+        sides_a, sides_b = max(far[8], far[9]), max(far[10], far[11])
+        pips_pair, body_pair = (far[8:10], far[10:12]) if sides_a <= sides_b else (far[10:12], far[8:10])
         middle = float(far[12])
-        answers.append(None if not clear else True if middle < MIDDLE_PIP else False if middle > MIDDLE_BODY
+        six_layout = pips_pair.max() < SIDE_PIPS and body_pair.min() > SIDE_BODY
+        answers.append(None if not six_layout else True if middle < MIDDLE_PIP else False if middle > MIDDLE_BODY
                        else None)
     return answers
+
+
+def five_layouts(crops: np.ndarray) -> list[bool]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, whether it clearly
+    shows a 5's layout: the four corner pips and the middle one, every side position body (SIDE_BODY). A 7 has the
+    6's side pips too: a die read as a 7 that shows a 5's layout is a 5 whose marbling the classifier took for pips."""
+    return [far is not None and bool(far[8:12].min() > SIDE_BODY) and bool(far[12] < MIDDLE_PIP)
+            for far in _layout_distances(crops)]

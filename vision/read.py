@@ -20,7 +20,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
-from vision.centre_pip import CENTRE_SIZE, centre_pips
+from vision.centre_pip import CENTRE_SIZE, centre_pips, five_layouts
 from vision.flat import LYING_FLAT, NOT_FLAT, flat_net, not_flat
 from vision.locate import (
     FAINT_PEAK,
@@ -234,7 +234,12 @@ CROSS_ISOTROPY = 0.55
 # weakest between them (a marbled 6's swirl in the middle read as a pip: unclear, or a sure 7). A die read as either
 # is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
 # sure face it contradicts is made unsure, and a die the classifier left unsure between the two, its first read at
-# least MIDDLE_PAIR_SURE on the pair, is read as the face the middle shows.
+# least MIDDLE_PAIR_SURE on the pair, is read as the face the middle shows. A die read as a sure 7 that clearly shows
+# a 5's layout instead (the corner and middle pips, no side pips: vision.centre_pip.five_layouts) is made unsure: a
+# marbled 5 whose swirls the classifier took for side pips was read as a sure 7 in an accepted tray (fresh Excape
+# tray 3,500,451). Of 797 dice read as a sure 7 on Excape trays (2,000,250+, 3,480,000+, 3,490,000+ and 3,500,000+,
+# 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 3 true 7s whose side
+# positions also looked like body showed no clear layout (their corners unlike, 1.16 and 1.38 apart).
 MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
 MIDDLE_PAIR_SURE = 0.9
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
@@ -444,7 +449,8 @@ def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first:
     """The final guesses of a model whose faces include a 6 and a 7 (Excape), each die read as either judged again
     by the pip in its middle (vision.centre_pip), where the crop shows it clearly: a sure face it contradicts made
     unsure, and a die the classifier left unsure between the two (MIDDLE_PAIR_SURE of its first read on the pair,
-    "tilted" under SURE_TILTED) read as the face it shows, sure. A crop for each 6 and 7 only."""
+    "tilted" under SURE_TILTED) read as the face it shows, sure; a sure 7 showing a 5's layout made unsure. A crop
+    for each 6 and 7 only."""
     if not close_rivals(model) >= MIDDLE_PIP_PAIR:
         return final
     faces = [f.appearance for f in model.faces]
@@ -455,9 +461,15 @@ def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first:
         guess.sure or (pair[k] >= MIDDLE_PAIR_SURE and tilted[k] < SURE_TILTED))]
     if not picked:
         return final
-    middles = centre_pips(_cut(work, [located[k] for k in picked], size=CENTRE_SIZE))
+    crops = _cut(work, [located[k] for k in picked], size=CENTRE_SIZE)
+    middles = centre_pips(crops)
+    sure_sevens = [j for j, k in enumerate(picked) if final[k].sure and final[k].appearance == "pips:7"]
+    fives = {picked[j] for j, five in zip(sure_sevens, five_layouts(crops[sure_sevens]), strict=True) if five}
     judged = list(final)
     for k, middle in zip(picked, middles, strict=True):
+        if k in fives:
+            judged[k] = replace(final[k], sure=False)
+            continue
         if middle is None:
             continue
         face = "pips:7" if middle else "pips:6"

@@ -238,7 +238,7 @@ CROSS_ISOTROPY = 0.55
 # a 5's layout instead (the corner and middle pips, no side pips: vision.centre_pip.five_layouts) is made unsure: a
 # marbled 5 whose swirls the classifier took for side pips was read as a sure 7 in an accepted tray (fresh Excape
 # tray 3,500,451). Of 797 dice read as a sure 7 on Excape trays (2,000,250+, 3,480,000+, 3,490,000+ and 3,500,000+,
-# 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 3 true 7s whose side
+# 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 2 true 7s whose side
 # positions also looked like body showed no clear layout (their corners unlike, 1.16 and 1.38 apart).
 MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
 MIDDLE_PAIR_SURE = 0.9

@@ -874,6 +874,32 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     assert len(asked) == 4
 
 
+def test_with_no_count_a_light_frame_is_looked_over_only_where_the_locator_saw_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two light d6 tuning trays read with no count, every die found by the first look: on 2,000,253 the locator's
+    # map stays faint outside the dice, and the second locator is not asked; on 2,000,259 it peaks beyond them, and
+    # it is (finding nothing more). Either way the reading is the one the look over every frame gives.
+    import vision.read as read
+
+    asked: list[int] = []
+    looked_over = read._with_dice_the_second_locator_finds
+
+    def spying(*args: object, **options: object) -> list[_Die]:
+        asked.append(1)
+        return looked_over(*args, **options)
+
+    monkeypatch.setattr(read, "_with_dice_the_second_locator_finds", spying)
+    for seed, looked in ((2_000_253, False), (2_000_259, True)):
+        rendered = render_tray(seed, D6)
+        asked.clear()
+        reading = read_tray(rendered.image, D6)
+        assert bool(asked) == looked
+        assert reading.status == "ok" and sorted(reading.faces) == sorted(d.label for d in rendered.dice)
+        with monkeypatch.context() as every_frame:
+            every_frame.setattr(read, "strongest_unclaimed_peak", lambda seen, dice, tray: 1.0)
+            assert read_tray(rendered.image, D6) == reading
+
+
 @pytest.mark.parametrize("seed", [3_200_071, 3_200_098])
 def test_dice_neither_locator_sees_are_found_in_the_frame_with_its_shadows_lifted(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:

@@ -6,9 +6,13 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.centre_pip import CENTRE_SIZE, centre_pips, five_layouts
+from vision.centre_pip import CENTRE_SIZE, face_layouts
 from vision.models import PIP_LAYOUTS
 from vision.recognise import CROP_MARGIN
+
+
+def _middles(crops: list[np.ndarray]) -> list[bool | None]:
+    return [layout.middle for layout in face_layouts(np.stack(crops))]
 
 
 def _face_crop(pips: int, body: tuple[int, int, int] = (235, 235, 235), pip: tuple[int, int, int] = (25, 25, 25),
@@ -29,32 +33,32 @@ def _face_crop(pips: int, body: tuple[int, int, int] = (235, 235, 235), pip: tup
 
 
 def test_a_seven_has_a_pip_in_its_middle_and_a_six_has_none() -> None:
-    assert centre_pips(np.stack([_face_crop(7), _face_crop(6), _face_crop(7, (30, 30, 160), (240, 240, 240)),
-                                 _face_crop(6, (30, 30, 160), (240, 240, 240))])) == [True, False, True, False]
+    assert _middles([_face_crop(7), _face_crop(6), _face_crop(7, (30, 30, 160), (240, 240, 240)),
+                     _face_crop(6, (30, 30, 160), (240, 240, 240))]) == [True, False, True, False]
 
 
 def test_a_swirl_in_a_sixs_middle_is_no_pip_unless_it_has_the_pips_colour() -> None:
     # A marbled 6 whose swirl in the middle the face classifier took for a pip: only a spot of the pips' own colour is
     # one.
     green = (60, 160, 60)
-    assert centre_pips(np.stack([_face_crop(6, green, (25, 25, 25), swirl=(235, 235, 235)),
-                                 _face_crop(6, green, (25, 25, 25), swirl=(25, 25, 25))])) == [False, True]
+    assert _middles([_face_crop(6, green, (25, 25, 25), swirl=(235, 235, 235)),
+                     _face_crop(6, green, (25, 25, 25), swirl=(25, 25, 25))]) == [False, True]
 
 
 def test_no_answer_without_a_clear_six_layout() -> None:
     blank = _face_crop(1)
     dim = _face_crop(6, body=(60, 60, 60), pip=(40, 40, 40))        # pips hardly stand out from the body
-    assert centre_pips(np.stack([blank, _face_crop(4), dim])) == [None, None, None]
+    assert _middles([blank, _face_crop(4), dim]) == [None, None, None]
 
 
 def test_a_five_shows_its_corner_and_middle_pips_and_no_side_pips() -> None:
     # A 7 read where a 5 lies (marbling taken for its side pips) is told by the layout: a 7's side pips are there.
     red = (40, 40, 200)
-    assert five_layouts(np.stack([_face_crop(5), _face_crop(5, red, (240, 240, 240)), _face_crop(7), _face_crop(6),
-                                  _face_crop(4), _face_crop(1)])) == [True, True, False, False, False, False]
+    assert [layout.five for layout in face_layouts(np.stack([
+        _face_crop(5), _face_crop(5, red, (240, 240, 240)), _face_crop(7), _face_crop(6), _face_crop(4),
+        _face_crop(1)]))] == [True, True, False, False, False, False]
 
 
 def test_a_crop_of_another_size_is_refused() -> None:
-    for judge in (centre_pips, five_layouts):
-        with pytest.raises(ValueError, match="64 px"):
-            judge(np.zeros((1, 40, 40, 3), np.uint8))
+    with pytest.raises(ValueError, match="64 px"):
+        face_layouts(np.zeros((1, 40, 40, 3), np.uint8))

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.centre_pip import FaceLayout
 from vision.flat import NOT_FLAT
 from vision.locate import FAINT_PEAK, LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
@@ -1196,11 +1197,13 @@ def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch
     reading = read_tray(rendered.image, EXCAPE)
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "reroll" and reading.faces.count("7") == 1
-    monkeypatch.setattr(vision.read, "five_layouts", lambda crops: [False] * len(crops))
+    judged = vision.read.face_layouts
+    monkeypatch.setattr(vision.read, "face_layouts",
+                        lambda crops: [layout._replace(five=False) for layout in judged(crops)])
     assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
 
 
-@pytest.mark.parametrize(("seed", "bypass"), [(2_000_781, "MIDDLE_PAIR_SURE"), (3_140_508, "centre_pips")])
+@pytest.mark.parametrize(("seed", "bypass"), [(2_000_781, "MIDDLE_PAIR_SURE"), (3_140_508, "face_layouts")])
 def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pytest.MonkeyPatch, seed: int,
                                                                 bypass: str) -> None:
     # Excape tuning tray 2,000,781: a marbled 6 the classifier left unsure between 6 and 7 (a swirl in its middle),
@@ -1218,6 +1221,6 @@ def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pyt
         assert read_tray(rendered.image, EXCAPE).status == "reroll"
     else:
         assert reading.status == "reroll"
-        monkeypatch.setattr(vision.read, "centre_pips", lambda crops: [None] * len(crops))
+        monkeypatch.setattr(vision.read, "face_layouts", lambda crops: [FaceLayout(None, False)] * len(crops))
         unchecked = read_tray(rendered.image, EXCAPE)
         assert unchecked.status == "ok" and "7" in unchecked.faces and "7" not in truth

@@ -7,12 +7,14 @@ first, by the face's size and place in the crop that make them most alike and mo
 the middle (a die's box holds its sides seen in perspective, so its top face may be smaller and off-centre); the
 colours there are the pips' and the body's. The middle is a pip when its colour is near the pips', body when it is as
 far from them as the body is. When the fit does not show a clear six layout (two of the side positions pips, two
-body), there is no answer.
+body), there is no answer. The same fit tells a 5's layout (every side position body, the middle a pip), which a
+marbled 5 read as a 7 shows.
 """
 
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -87,26 +89,33 @@ def _layout_distances(crops: np.ndarray) -> list[np.ndarray | None]:
     return distances
 
 
-def centre_pips(crops: np.ndarray) -> list[bool | None]:
-    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, True when its
-    face's middle holds a pip, False when it is body, None when the crop shows no clear six layout to judge by."""
-    answers: list[bool | None] = []
-    for far in _layout_distances(crops):
-        if far is None:
-            answers.append(None)
-            continue
-        sides_a, sides_b = max(far[8], far[9]), max(far[10], far[11])
-        pips_pair, body_pair = (far[8:10], far[10:12]) if sides_a <= sides_b else (far[10:12], far[8:10])
-        middle = float(far[12])
-        six_layout = pips_pair.max() < SIDE_PIPS and body_pair.min() > SIDE_BODY
-        answers.append(None if not six_layout else True if middle < MIDDLE_PIP else False if middle > MIDDLE_BODY
-                       else None)
-    return answers
+class FaceLayout(NamedTuple):
+    """What a die's upright crop shows of its pips' layout (face_layouts)."""
+
+    middle: bool | None     # its middle a pip (True) or body (False) in a clear six layout; None: no clear answer
+    five: bool              # a clear 5's layout: the corner and middle pips, every side position body
 
 
-def five_layouts(crops: np.ndarray) -> list[bool]:
-    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, whether it clearly
-    shows a 5's layout: the four corner pips and the middle one, every side position body (SIDE_BODY). A 7 has the
-    6's side pips too: a die read as a 7 that shows a 5's layout is a 5 whose marbling the classifier took for pips."""
-    return [far is not None and bool(far[8:12].min() > SIDE_BODY) and bool(far[12] < MIDDLE_PIP)
+def face_layouts(crops: np.ndarray) -> list[FaceLayout]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, from one fit of its
+    face: whether its middle holds a pip where the crop shows a clear six layout (a 6 or a 7), and whether it clearly
+    shows a 5's layout instead (SIDE_BODY at every side position: a die read as a 7 that shows it is a 5 whose
+    marbling the classifier took for the 7's side pips)."""
+    return [FaceLayout(None, False) if far is None else FaceLayout(_middle_in_six_layout(far), _five_layout(far))
             for far in _layout_distances(crops)]
+
+
+def _middle_in_six_layout(far: np.ndarray) -> bool | None:
+    """From a fit's 13 distances (_layout_distances): True when the face shows a clear six layout with a pip in its
+    middle, False when its middle is body, None otherwise."""
+    sides_a, sides_b = max(far[8], far[9]), max(far[10], far[11])
+    pips_pair, body_pair = (far[8:10], far[10:12]) if sides_a <= sides_b else (far[10:12], far[8:10])
+    if not (pips_pair.max() < SIDE_PIPS and body_pair.min() > SIDE_BODY):
+        return None
+    middle = float(far[12])
+    return True if middle < MIDDLE_PIP else False if middle > MIDDLE_BODY else None
+
+
+def _five_layout(far: np.ndarray) -> bool:
+    """From a fit's 13 distances: whether every side position is body and the middle a pip."""
+    return bool(far[8:12].min() > SIDE_BODY) and bool(far[12] < MIDDLE_PIP)

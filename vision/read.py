@@ -20,7 +20,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
-from vision.centre_pip import CENTRE_SIZE, centre_pips, five_layouts
+from vision.centre_pip import CENTRE_SIZE, face_layouts
 from vision.flat import LYING_FLAT, NOT_FLAT, flat_net, not_flat
 from vision.locate import (
     FAINT_PEAK,
@@ -235,7 +235,7 @@ CROSS_ISOTROPY = 0.55
 # is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
 # sure face it contradicts is made unsure, and a die the classifier left unsure between the two, its first read at
 # least MIDDLE_PAIR_SURE on the pair, is read as the face the middle shows. A die read as a sure 7 that clearly shows
-# a 5's layout instead (the corner and middle pips, no side pips: vision.centre_pip.five_layouts) is made unsure: a
+# a 5's layout instead (the corner and middle pips, no side pips: vision.centre_pip.face_layouts) is made unsure: a
 # marbled 5 whose swirls the classifier took for side pips was read as a sure 7 in an accepted tray (fresh Excape
 # tray 3,500,451). Of 797 dice read as a sure 7 on Excape trays (2,000,250+, 3,480,000+, 3,490,000+ and 3,500,000+,
 # 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 2 true 7s whose side
@@ -461,13 +461,10 @@ def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first:
         guess.sure or (pair[k] >= MIDDLE_PAIR_SURE and tilted[k] < SURE_TILTED))]
     if not picked:
         return final
-    crops = _cut(work, [located[k] for k in picked], size=CENTRE_SIZE)
-    middles = centre_pips(crops)
-    sure_sevens = [j for j, k in enumerate(picked) if final[k].sure and final[k].appearance == "pips:7"]
-    fives = {picked[j] for j, five in zip(sure_sevens, five_layouts(crops[sure_sevens]), strict=True) if five}
+    layouts = face_layouts(_cut(work, [located[k] for k in picked], size=CENTRE_SIZE))
     judged = list(final)
-    for k, middle in zip(picked, middles, strict=True):
-        if k in fives:
+    for k, (middle, five) in zip(picked, layouts, strict=True):
+        if five and final[k].sure and final[k].appearance == "pips:7":
             judged[k] = replace(final[k], sure=False)
             continue
         if middle is None:

@@ -441,7 +441,7 @@ def _read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = _with_middle_pips_judged(work, located_kept, first_kept, final, model)
     dice = [_Die(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
-    return [d for d in _with_symbols_judged(work, dice) if _counts_as_die(d)]
+    return _with_symbols_judged(work, [d for d in dice if _counts_as_die(d)])
 
 
 def _with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: View, final: list[FaceGuess],

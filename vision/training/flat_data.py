@@ -1,9 +1,9 @@
 """Crops for training the lying-flat check (vision/flat.py): dice as the reader finds them, flat or cocked.
 
 Each die is located as the reader locates it (vision.locate.find_dice on the work frame), matched to its label,
-and cut at the net's scale but wider (PATCH px at FLAT_CROP_MARGIN * PATCH / FLAT_CROP_SIZE), with its ramp
-plane, so training can shift, scale and turn it and still cut a FLAT_CROP_SIZE crop with the die where the reader
-puts it.
+and cut at the scale of a CUT_FOR px crop but wider (PATCH px at FLAT_CROP_MARGIN * PATCH / CUT_FOR), with its
+ramp plane, so training can shift, scale and turn it and still cut the net's crop with the die where the reader puts
+it.
 
 Real photos: the train split of ../shared/data/tray-d6-photos (the test split is never read here), every die
 flat; every 5th photo is held out for validation (`photos.held_out_groups`). Virtual trays: seeds below
@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from vision.flat import FLAT_CROP_MARGIN, FLAT_CROP_SIZE, ramp
+from vision.flat import FLAT_CROP_MARGIN, ramp
 from vision.locate import find_dice, to_work
 from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.recognise import crop_die
@@ -31,8 +31,12 @@ from vision.training.photos import load_split, match_boxes
 from vision.training.render_crops import check_training_seeds
 from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS, render_tray
 
-PATCH = 48      # stored crop side: room to shift and scale the FLAT_CROP_SIZE crop
-_MARGIN = FLAT_CROP_MARGIN * PATCH / FLAT_CROP_SIZE      # the same pixels per die side as the reader's crop
+PATCH = 48      # stored crop side: room to shift and scale the net's crop
+# The net's input side the patches are cut for: a PATCH patch holds a die at the scale of a CUT_FOR px crop cut
+# FLAT_CROP_MARGIN die sides wide (train_flat rescales it for a net of another input size). Fixed, so that patch
+# files stay valid whatever vision.flat.FLAT_CROP_SIZE is.
+CUT_FOR = 32
+_MARGIN = FLAT_CROP_MARGIN * PATCH / CUT_FOR
 _HAZARDS = (frozenset({"cocked"}),) * 6 + (frozenset(), frozenset(), frozenset({"blurred"}), frozenset({"hand"}))
 # Symbols for dice like a user's own (`dice-companion teach`): the check must not take an unfamiliar face for a
 # lean. Not A, K, Q or J: the benchmark's taught die shows those.

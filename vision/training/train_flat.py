@@ -29,7 +29,7 @@ from torch import nn
 
 from vision.flat import FLAT_CROP_SIZE
 from vision.training.export import export_trunk, standardise
-from vision.training.flat_data import PATCH
+from vision.training.flat_data import CUT_FOR, PATCH
 from vision.training.photos import held_out_groups
 from vision.training.train_faces import distillation_loss, learning_rate, relight
 
@@ -40,7 +40,7 @@ DISTIL_TEMPERATURE = 2.0
 
 
 class FlatNet(nn.Module):
-    def __init__(self, widths: tuple[int, int, int] = (24, 48, 96)) -> None:
+    def __init__(self, widths: tuple[int, int, int] = (24, 48, 96), size: int = FLAT_CROP_SIZE) -> None:
         super().__init__()
 
         def block(cin: int, cout: int) -> nn.Sequential:
@@ -48,7 +48,7 @@ class FlatNet(nn.Module):
 
         a, b, c = widths
         self.features = nn.Sequential(block(4, a), block(a, b), block(b, c))
-        side = FLAT_CROP_SIZE // 8
+        side = size // 8
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(c * side * side, 64), nn.ReLU(),
                                   nn.Linear(64, 2))
 
@@ -63,27 +63,32 @@ class FlatNet(nn.Module):
         return self.head(self.features(x))
 
 
-def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A FLAT_CROP_SIZE (4, s, s) input from a PATCH crop and its ramp: turned, mirrored, shifted, rescaled,
-    recoloured."""
-    stacked = np.dstack([crop.astype(np.float32), ramp.astype(np.float32)])
-    scale = rng.uniform(0.9, 1.1)
-    matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), 90.0 * int(rng.integers(4)) + rng.normal(0, 3), scale)
-    matrix[:, 2] += FLAT_CROP_SIZE / 2 - PATCH / 2 + rng.normal(0, 1.0, 2)
-    out = cv2.warpAffine(stacked, matrix, (FLAT_CROP_SIZE, FLAT_CROP_SIZE), flags=cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REFLECT)
+def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator, size: int = FLAT_CROP_SIZE
+            ) -> np.ndarray:
+    """A (4, size, size) input from a PATCH crop and its ramp: turned, mirrored, shifted, rescaled, recoloured."""
+    scale = rng.uniform(0.9, 1.1)       # drawn in this order since the committed check was trained
+    angle = 90.0 * int(rng.integers(4)) + rng.normal(0, 3)
+    out = _cut_input(crop, ramp, size, angle, scale, rng.normal(0, 1.0, 2))
     if rng.random() < 0.5:
         out = out[:, ::-1]
     colour = np.clip(relight(np.ascontiguousarray(out[..., :3]), rng), 0, 255) / 255.0
     return np.dstack([colour, out[..., 3:]]).transpose(2, 0, 1)
 
 
-def centred(crop: np.ndarray, ramp: np.ndarray) -> np.ndarray:
-    """The input the reader gives the net: the middle FLAT_CROP_SIZE pixels, as cut."""
-    lo = (PATCH - FLAT_CROP_SIZE) // 2
-    window = slice(lo, lo + FLAT_CROP_SIZE)
-    return np.dstack([crop[window, window].astype(np.float32) / 255.0,
-                      ramp[window, window].astype(np.float32)]).transpose(2, 0, 1)
+def centred(crop: np.ndarray, ramp: np.ndarray, size: int = FLAT_CROP_SIZE) -> np.ndarray:
+    """The input the reader gives the net: the middle of the patch, as cut, at the net's size."""
+    out = _cut_input(crop, ramp, size, 0.0, 1.0, np.zeros(2))
+    return np.dstack([out[..., :3] / 255.0, out[..., 3:]]).transpose(2, 0, 1)
+
+
+def _cut_input(crop: np.ndarray, ramp: np.ndarray, size: int, angle: float, scale: float, shift: np.ndarray
+               ) -> np.ndarray:
+    """(size, size, 4) float32: the patch's middle (colour 0..255, then the ramp) turned by `angle` degrees, scaled
+    by `scale` and shifted by `shift` px, at the scale of a `size` px crop (the patches are cut for CUT_FOR px)."""
+    stacked = np.dstack([crop.astype(np.float32), ramp.astype(np.float32)])
+    matrix = cv2.getRotationMatrix2D((PATCH / 2, PATCH / 2), angle, scale * size / CUT_FOR)
+    matrix[:, 2] += size / 2 - PATCH / 2 + shift
+    return cv2.warpAffine(stacked, matrix, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
 def widths(text: str) -> tuple[int, int, int]:
@@ -112,6 +117,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--lr", type=learning_rate, default=3e-3, help="peak learning rate")
     parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
+    parser.add_argument("--size", type=int, default=FLAT_CROP_SIZE, help="the net's input side in pixels (a "
+                        "multiple of 8; vision.flat.FLAT_CROP_SIZE must match it to run the net)")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
     parser.add_argument("--init", help="weights saved with --save-torch to start from (a fine-tune; same --widths)")
     parser.add_argument("--teacher", help="a check saved with --save-torch: the net also learns its answers on the "
@@ -122,6 +129,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.epochs < 1:
         raise SystemExit(f"--epochs must be at least 1, got {args.epochs}")
+    if args.size < 8 or args.size % 8:
+        raise SystemExit(f"--size must be a multiple of 8 (three halvings), got {args.size}")
     if not 0 <= args.distil_weight <= 1:
         raise SystemExit(f"--distil-weight must be within 0..1, got {args.distil_weight}")
 
@@ -141,12 +150,12 @@ def main(argv: list[str]) -> int:
     repeats = np.where(labels[train] == 1, COCKED_REPEATS, np.where(real[train], REAL_REPEATS, 1))
     epoch_items = np.repeat(train, repeats)
 
-    net = FlatNet(widths(args.widths))
+    net = FlatNet(widths(args.widths), args.size)
     if args.init:
         load_weights(net, args.init, "--init")
     teacher = None
     if args.teacher:
-        teacher = FlatNet(widths(args.teacher_widths))
+        teacher = FlatNet(widths(args.teacher_widths), args.size)
         load_weights(teacher, args.teacher, "--teacher")
         teacher.eval()
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=5e-4)
@@ -154,7 +163,7 @@ def main(argv: list[str]) -> int:
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch,
                                                    pct_start=0.1, anneal_strategy="cos")
     loss_fn = nn.CrossEntropyLoss()
-    val_x = torch.from_numpy(np.stack([centred(crops[i], ramps[i]) for i in val]))
+    val_x = torch.from_numpy(np.stack([centred(crops[i], ramps[i], args.size) for i in val]))
     val_y = labels[val]
     for epoch in range(args.epochs):
         started = time.monotonic()
@@ -163,7 +172,8 @@ def main(argv: list[str]) -> int:
         total = 0.0
         for start in range(0, len(order), 128):
             batch = order[start:start + 128]
-            x = torch.from_numpy(np.stack([augment(crops[i], ramps[i], rng) for i in batch]).astype(np.float32))
+            x = torch.from_numpy(np.stack([augment(crops[i], ramps[i], rng, args.size) for i in batch])
+                                 .astype(np.float32))
             y = torch.from_numpy(labels[batch])
             optimiser.zero_grad()
             logits = net(x)
@@ -188,7 +198,7 @@ def main(argv: list[str]) -> int:
               f"cocked caught {np.mean(cocked >= bar):.3f}  ({time.monotonic() - started:.0f} s)", flush=True)
     if args.save_torch:
         torch.save(net.state_dict(), args.save_torch)
-    export_trunk(net, (1, 4, FLAT_CROP_SIZE, FLAT_CROP_SIZE), args.out, "dice", ["logits"], {"dice": {0: "n"}})
+    export_trunk(net, (1, 4, args.size, args.size), args.out, "dice", ["logits"], {"dice": {0: "n"}})
     print(f"wrote {args.out}")
     return 0
 

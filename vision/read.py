@@ -187,8 +187,15 @@ LONE_PIP_SMALL = 0.8
 # 0.08 and a shifted view 0.95. At 0.05, of 1,045 sure 1s of the photos and 2,400 felt throws, 57 more get shifted
 # views, 2 more 2s are caught, no 1 is lost; the battery, 1,200 fresh felt throws (3,360,000+) and 300 trays each of
 # marbled d6 and marbled d6 with red pips (2,995,000+, 2,995,300+) read as before; the bench's frames as fast.
+# The bar was 0.9 until session 23: the marbled 1s that give 0.8-0.93 shifted do not hint, and the 2s read as a sure
+# 1 in felt throws that did, shifted 0.83-0.87, were let through. Logged for every sure 1 (its wider cut, its best
+# shifted view) on felt throws 3,200,000+ (800), 3,600,000+ (2,400), two-dice d6 throws 3,630,000+ (1,000), marbled d6
+# 3,620,000+ (300), 1,000 d6 tuning trays and the other train photos: at 0.8, 3 more such 2s doubted (2 of them in
+# accepted throws), no true 1 (of 2,630); at 0.6, 1 more 2 and 1 marbled 1 lost. Judged after, on fresh felt throws
+# 3,640,000+ and 3,645,000+ (2,400 each), two-dice d6 throws 3,655,000+ and Excape 3,660,000+ (1,000 each), marbled d6
+# 3,650,000+ and the held-out photos: 2 more doubted (1 in an accepted throw), no true 1 of 2,468 lost (at 0.6: 5).
 LONE_PIP_SHIFT = 0.29
-LONE_PIP_SHIFTED = 0.9
+LONE_PIP_SHIFTED = 0.8
 LONE_PIP_HINT = 0.05
 # ... and, when still trusted and boxed smaller than the other dice (_smaller_than_the_others), it is unsure when the
 # second locator (vision.locate.second_locator, which learned more dark-on-felt trays), reading a window of

@@ -66,7 +66,7 @@ class FlatNet(nn.Module):
 def augment(crop: np.ndarray, ramp: np.ndarray, rng: np.random.Generator, size: int = FLAT_CROP_SIZE
             ) -> np.ndarray:
     """A (4, size, size) input from a PATCH crop and its ramp: turned, mirrored, shifted, rescaled, recoloured."""
-    scale = rng.uniform(0.9, 1.1)       # drawn in this order since the committed check was trained
+    scale = rng.uniform(0.9, 1.1)       # the draws in the order the committed check was trained with
     angle = 90.0 * int(rng.integers(4)) + rng.normal(0, 3)
     out = _cut_input(crop, ramp, size, angle, scale, rng.normal(0, 1.0, 2))
     if rng.random() < 0.5:
@@ -118,7 +118,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lr", type=learning_rate, default=3e-3, help="peak learning rate")
     parser.add_argument("--widths", default="24,48,96", help="channels of the three conv blocks")
     parser.add_argument("--size", type=int, default=FLAT_CROP_SIZE, help="the net's input side in pixels (a "
-                        "multiple of 8; vision.flat.FLAT_CROP_SIZE must match it to run the net)")
+                        "multiple of 8; vision.flat.FLAT_CROP_SIZE must match it to run the net, and an --init or "
+                        "--teacher check must have been trained at it: the teacher sees the student's crops)")
     parser.add_argument("--save-torch", help="also save the trained net's weights")
     parser.add_argument("--init", help="weights saved with --save-torch to start from (a fine-tune; same --widths)")
     parser.add_argument("--teacher", help="a check saved with --save-torch: the net also learns its answers on the "

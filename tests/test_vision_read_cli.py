@@ -118,6 +118,10 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     # The same frames read as the table reads a throw (the dice thrown known), in machine references too.
     counted = re.search(r"the dice thrown known .*: ([0-9.]+) CPU, 90th .*in machine references: ([0-9.]+)", out)
     assert counted and float(counted.group(2)) == pytest.approx(float(counted.group(1)) / reference, rel=0.1, abs=0.1)
+    # Each frame's fastest read, the figure least disturbed by other processes: never above the 90th percentile of
+    # the frames' medians.
+    fastest = re.findall(r"90th percentile ([0-9.]+) CPU.*?each frame's fastest read:? ([0-9.]+) CPU", out)
+    assert len(fastest) == 3 and all(0 < float(low) <= float(p90) for p90, low in fastest)
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
     with pytest.raises(SystemExit):

@@ -91,20 +91,26 @@ def _layout_distances(crops: np.ndarray) -> list[np.ndarray | None]:
     if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
         raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
     xs, ys, near = _sample_offsets(CENTRE_SIZE)
+    near_xs, near_ys = xs[near], ys[near]
     distances: list[np.ndarray | None] = []
     for crop in crops:
         lab = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))
-        samples = lab[ys, xs]                                   # (faces, 13, 3)
-        corners, between = samples[:, 0:4], samples[:, 4:8]
-        pip, body = corners.mean(axis=1), between.mean(axis=1)
-        fit = (np.linalg.norm(pip - body, axis=1) - np.abs(corners - pip[:, None]).sum(axis=2).mean(axis=1)
-               - 0.5 * np.abs(between - body[:, None]).sum(axis=2).mean(axis=1))
-        nearest = int(np.argmax(np.where(near, fit, -np.inf)))
-        far = _distances_if_clear(samples[nearest])
-        if far is None and (best := int(np.argmax(fit))) != nearest:
-            far = _distances_if_clear(samples[best])
+        far = _distances_if_clear(_best_fitting_face(lab, near_xs, near_ys))
+        if far is None:
+            far = _distances_if_clear(_best_fitting_face(lab, xs, ys))
         distances.append(far)
     return distances
+
+
+def _best_fitting_face(lab: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """The 13 samples (Lab) of the face, among those sampled at (xs, ys) (_sample_offsets), whose corner pips are
+    most alike and most unlike the body points between them, which are most alike."""
+    samples = lab[ys, xs]                                   # (faces, 13, 3)
+    corners, between = samples[:, 0:4], samples[:, 4:8]
+    pip, body = corners.mean(axis=1), between.mean(axis=1)
+    fit = (np.linalg.norm(pip - body, axis=1) - np.abs(corners - pip[:, None]).sum(axis=2).mean(axis=1)
+           - 0.5 * np.abs(between - body[:, None]).sum(axis=2).mean(axis=1))
+    return samples[int(np.argmax(fit))]
 
 
 def _distances_if_clear(samples: np.ndarray) -> np.ndarray | None:

@@ -12,6 +12,7 @@ players can act on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -631,21 +632,33 @@ def _smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
 
 def _seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
     """The dice the second locator sees around a die (_second_look_around) that are bigger than it (LONE_PIP_AROUND)
-    and hold its centre: where a pip boxed alone is one of a bigger die's pips, the die as a whole."""
-    return [d for d in _second_look_around(work, die) if d.side >= LONE_PIP_AROUND * die.side and
+    and hold its centre: where a pip boxed alone is one of a bigger die's pips, the die as a whole.
+
+    Only the spots that can pass are turned square (a crop and two filters each): a die's square, whatever its turn,
+    lies inside its spot's upright box and is no bigger, so a spot smaller than LONE_PIP_AROUND of the die, or whose
+    box leaves out the die's centre, never gives such a die."""
+    (cx, cy), smallest = die.rect[0], LONE_PIP_AROUND * die.side
+
+    def may_hold_it(spot: Spot) -> bool:
+        half = spot.box_side / 2
+        return spot.box_side >= smallest and abs(spot.centre[0] - cx) <= half and abs(spot.centre[1] - cy) <= half
+
+    return [d for d in _second_look_around(work, die, may_hold_it) if d.side >= smallest and
             _in_square(die.rect[0], d.rect)]
 
 
-def _second_look_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
-    """Every die the second locator sees in a window around a die: LONE_PIP_WINDOW of its side each way (at least the
-    locator's two cells), read alone (the locator learned on windows of frames, each standardised alone), ~0.3 ms."""
+def _second_look_around(work: np.ndarray, die: LocatedDie, wanted: Callable[[Spot], bool] | None = None
+                        ) -> list[LocatedDie]:
+    """Every die the second locator sees in a window around a die (only those whose spot `wanted` accepts, when
+    given): LONE_PIP_WINDOW of its side each way (at least the locator's two cells), read alone (the locator learned
+    on windows of frames, each standardised alone), ~0.3 ms."""
     h, w = work.shape[:2]
     (cx, cy), reach = die.rect[0], max(LONE_PIP_WINDOW * die.side, 2 * STRIDE / INPUT_SCALE)
     x0, y0 = max(0, round(cx - reach)), max(0, round(cy - reach))
     x1, y1 = min(w, round(cx + reach)), min(h, round(cy + reach))
     spots = [Spot((s.centre[0] + x0, s.centre[1] + y0), s.box_side, s.probability)
              for s in second_locator().spots(work[y0:y1, x0:x1])]
-    return located_dice(work, spots)
+    return located_dice(work, [s for s in spots if wanted is None or wanted(s)])
 
 
 def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:

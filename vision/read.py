@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
+from statistics import median
 
 import cv2
 import numpy as np
@@ -364,7 +365,7 @@ def _reading_order(dice: list[_Die]) -> list[_Die]:
     if not dice:
         return dice
     # By the boxes the players are shown (a die and its sides seen in perspective), not the top faces read.
-    height = float(np.median([d.candidate.box[3] for d in dice]))
+    height = float(median([d.candidate.box[3] for d in dice]))
     return sorted(dice, key=lambda d: (round((d.candidate.box[1] + d.candidate.box[3] / 2) / height),
                                        d.candidate.box[0] + d.candidate.box[2] / 2))
 
@@ -620,7 +621,7 @@ def _clear_side(located: list[LocatedDie]) -> float | None:
     """The median side of the dice the locator sees clearly (a faint die is no measure of the dice's size); None
     when there are none."""
     sides = [d.side for d in located if not d.faint]
-    return float(np.median(sides)) if sides else None
+    return float(median(sides)) if sides else None
 
 
 def _smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
@@ -1014,7 +1015,7 @@ def _with_grown_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, l
     sure = [d.candidate for d in dice if d.guess.sure]
     if not sure:
         return dice
-    median_side = float(np.median([c.side for c in sure]))
+    median_side = float(median([c.side for c in sure]))
     kept = {d.candidate for d in dice}
     dropped = [c for c in located if not c.faint and c not in kept and c.side <= PIP_SIZED * median_side
                and not any(_in_square(c.rect[0], s.rect) for s in sure)]
@@ -1065,7 +1066,7 @@ def _in_place_of_parts(work: np.ndarray, located: list[LocatedDie], dice: list[_
         inside = [c for c in located if _in_square(c.rect[0], (big.rect[0], (big.side, big.side), 0.0))]
         others = [c.side for c in sure if c not in inside]
         if inside and all((_part_of(c, big) or c not in read_as_dice) and c not in sure for c in inside) and (
-                not others or big.side <= STACKED_SIZE_RATIO * float(np.median(others))):
+                not others or big.side <= STACKED_SIZE_RATIO * float(median(others))):
             parts[big] = inside
     parts = {big: inside for big, inside in parts.items() if not any(
         other is not big and other not in inside and
@@ -1128,8 +1129,8 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
 
     readings: list[DieReading] = []
     if dice:
-        median_side = float(np.median([d.candidate.side for d in dice]))
-        median_sharpness = float(np.median([d.sharpness for d in dice]))
+        median_side = float(median([d.candidate.side for d in dice]))
+        median_sharpness = float(median([d.sharpness for d in dice]))
         overlapping = _overlapping(dice)
         for k, die in enumerate(dice):
             reason = _doubt(die, k in overlapping, median_side, median_sharpness)

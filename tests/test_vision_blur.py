@@ -63,7 +63,7 @@ def _cross_die_crop() -> np.ndarray:
 
 def test_an_xs_strokes_cross_so_its_edges_run_every_way_and_a_smear_runs_one_way() -> None:
     from vision.blur import symbol_isotropy
-    from vision.read import CROSS_ISOTROPY
+    from vision.read_dice import CROSS_ISOTROPY
 
     flat = _cross_die_crop()
     smear = np.zeros((13, 13), np.float32)

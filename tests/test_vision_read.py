@@ -9,11 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import face_checks, parts, read_dice, second_looks
 from vision.centre_pip import FaceLayout
+from vision.dice_geometry import STACKED_SIZE_RATIO, rect_overlap
 from vision.flat import NOT_FLAT
 from vision.locate import FAINT_PEAK, LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
-from vision.read import SAME_DIE_CENTRED, STACKED_SIZE_RATIO, ReadError, _Die, _doubt, _overlap, read_tray
+from vision.parts import SAME_DIE_CENTRED
+from vision.read import ReadError, read_tray
+from vision.read_dice import ReadDie, doubt
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading
 from vision.training.photos import match_boxes, read_labels
@@ -227,7 +231,7 @@ def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest
         return confirm(first, crops, model, **options)
 
     monkeypatch.setattr(read, "find_dice", locating)
-    monkeypatch.setattr(read, "confirm", confirming)
+    monkeypatch.setattr(read_dice, "confirm", confirming)
     rendered = render_tray(33, D6, faces=["2", "5", "6"], tray="light")     # 640 px wide: the work frame itself
     assert len(read_tray(rendered.image, D6, expect=3).dice) == 3     # all found: the first look only
     (crops, wide), = given      # the candidates the classifier took for dice, read once
@@ -270,13 +274,13 @@ def test_a_die_the_two_reads_leave_unsure_is_read_by_the_closer_look(monkeypatch
     # A virtual tuning tray: the two usual reads cannot decide one of its dice, a 3; the mean of eight views reads
     # it, right. (Tray 2,000,010 had such a die, a 4, until the classifier was trained again with marbled and
     # red-pip dice: the usual reads now decide it.)
-    # The lying-flat check may have such a die judged again without "tilted" (vision.read._judged_lying_flat), and
+    # The lying-flat check may have such a die judged again without "tilted" (face_checks.judged_lying_flat), and
     # the usual reads may decide it then. That second judgement is turned off here, so the closer look alone
     # decides.
     import vision.read
     import vision.recognise
 
-    monkeypatch.setattr(vision.read, "LYING_FLAT", 0.0)
+    monkeypatch.setattr(face_checks, "LYING_FLAT", 0.0)
     rendered = render_tray(2_000_038, D6)
     reading = read_tray(rendered.image, D6)
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
@@ -295,22 +299,22 @@ def _located(centre: tuple[float, float], side: float, faint: bool = False, edge
 
 
 def _die_at(centre: tuple[float, float], side: float, face: str | None = "5", sure: bool = True,
-            edge: bool = False, probability: float = 0.9) -> _Die:
+            edge: bool = False, probability: float = 0.9) -> ReadDie:
     appearance = None if face is None else f"pips:{face}"
-    return _Die(_located(centre, side, edge=edge, probability=probability),
+    return ReadDie(_located(centre, side, edge=edge, probability=probability),
                 FaceGuess(appearance, 0.95 if sure else 0.5, sure), sharpness=1.0, isotropy=0.9)
 
 
-def _located_die(side: float, face: str = "5", tilted: bool = False) -> _Die:
+def _located_die(side: float, face: str = "5", tilted: bool = False) -> ReadDie:
     """A located die read by the classifier as a sure face (or as tilted), sharp and with edges all ways."""
     die = _die_at((100 + side / 2, 100 + side / 2), side, face)
     return replace(die, guess=FaceGuess(f"pips:{face}", 0.95, not tilted, tilted))
 
 
 def _every_box_read_as(face: str, doubtful: frozenset[LocatedDie] | set[LocatedDie] = frozenset()):
-    """A stand-in for vision.read._read_dice: every box read as a sure `face`, at p 0.95, or 0.7 for the boxes in
+    """A stand-in for read_dice.read_dice: every box read as a sure `face`, at p 0.95, or 0.7 for the boxes in
     `doubtful` (under REBOXED_SURE)."""
-    def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel, beside: object = None) -> list[_Die]:
+    def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel, beside: object = None) -> list[ReadDie]:
         return [replace(_die_at(c.rect[0], c.side, face), candidate=c,
                         guess=FaceGuess(f"pips:{face}", 0.7 if c in doubtful else 0.95, True)) for c in located]
 
@@ -318,38 +322,37 @@ def _every_box_read_as(face: str, doubtful: frozenset[LocatedDie] | set[LocatedD
 
 
 def test_a_faint_die_counts_only_when_read_as_a_sure_face_inside_the_frame() -> None:
-    from vision.read import _counts_as_die
+    from vision.read_dice import counts_as_die
 
     die = _located_die(40)
     faint = replace(die, candidate=replace(die.candidate, faint=True))
-    assert _counts_as_die(faint)
-    assert not _counts_as_die(replace(faint, guess=FaceGuess("pips:5", 0.55, False)))     # unsure: no die
-    assert not _counts_as_die(replace(faint, candidate=replace(faint.candidate, touches_edge=True)))
-    assert _counts_as_die(replace(die, guess=FaceGuess("pips:5", 0.55, False)))          # a clear die: unsure
+    assert counts_as_die(faint)
+    assert not counts_as_die(replace(faint, guess=FaceGuess("pips:5", 0.55, False)))     # unsure: no die
+    assert not counts_as_die(replace(faint, candidate=replace(faint.candidate, touches_edge=True)))
+    assert counts_as_die(replace(die, guess=FaceGuess("pips:5", 0.55, False)))          # a clear die: unsure
 
 
 def test_a_die_not_lying_flat_is_cocked_or_if_bigger_than_the_others_stacked() -> None:
-    assert _doubt(_located_die(40), False, 40, 1.0) is None
-    assert _doubt(_located_die(40, tilted=True), False, 40, 1.0) == "cocked"
-    assert _doubt(_located_die(52, tilted=True), False, 40, 1.0) == "stacked"   # nearer the camera: on another die
-    assert _doubt(_located_die(52), False, 40, 1.0) is None
-    assert _doubt(_located_die(40 * STACKED_SIZE_RATIO - 1), False, 40, 1.0) is None     # a bigger die of a mixed set
-    assert _doubt(_located_die(40 * STACKED_SIZE_RATIO + 1), False, 40, 1.0) == "stacked"   # a box over two dice
-    assert _doubt(_located_die(40), True, 40, 1.0) == "stacked"                 # overlapping another
+    assert doubt(_located_die(40), False, 40, 1.0) is None
+    assert doubt(_located_die(40, tilted=True), False, 40, 1.0) == "cocked"
+    assert doubt(_located_die(52, tilted=True), False, 40, 1.0) == "stacked"   # nearer the camera: on another die
+    assert doubt(_located_die(52), False, 40, 1.0) is None
+    assert doubt(_located_die(40 * STACKED_SIZE_RATIO - 1), False, 40, 1.0) is None     # a bigger die of a mixed set
+    assert doubt(_located_die(40 * STACKED_SIZE_RATIO + 1), False, 40, 1.0) == "stacked"   # a box over two dice
+    assert doubt(_located_die(40), True, 40, 1.0) == "stacked"                 # overlapping another
 
 
 def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face() -> None:
-    assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT), False, 40, 1.0) == "cocked"
-    assert _doubt(replace(_located_die(40), not_flat=NOT_FLAT - 0.01), False, 40, 1.0) is None
-    assert _doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
+    assert doubt(replace(_located_die(40), not_flat=NOT_FLAT), False, 40, 1.0) == "cocked"
+    assert doubt(replace(_located_die(40), not_flat=NOT_FLAT - 0.01), False, 40, 1.0) is None
+    assert doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
 
 
-def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float], _Die],
+def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float], ReadDie],
                  box_side: float | None = None) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Fakes for a second look's squaring up (vision.locate.located_dice) and reading (_read_dice): each spot at a
+    """Fakes for a second look's squaring up (vision.locate.located_dice) and reading (read_dice): each spot at a
     centre of `reads` becomes that die (its box `box_side`, when given) and reads as it. Returns the centres squared
     up and the centres read, as they come."""
-    from vision import read
     from vision.locate import Spot
 
     squared: list[tuple[float, float]] = []
@@ -360,17 +363,16 @@ def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float
         squared.extend(s.centre for s in spots)
         return [reads[s.centre].candidate for s in spots]
 
-    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[_Die]:
+    def read_dice(work: np.ndarray, candidates: list[LocatedDie], model: DieModel) -> list[ReadDie]:
         asked.extend(c.rect[0] for c in candidates)
         return [reads[c.rect[0]] for c in candidates]
 
-    monkeypatch.setattr(read, "located_dice", located_dice)
-    monkeypatch.setattr(read, "_read_dice", read_dice)
+    monkeypatch.setattr(parts, "located_dice", located_dice)
+    monkeypatch.setattr(parts, "read_dice", read_dice)
     return squared, asked
 
 
 def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(monkeypatch: pytest.MonkeyPatch) -> None:
-    from vision import read
     from vision.locate import Spot
 
     work = np.full((480, 640, 3), 90, np.uint8)
@@ -393,9 +395,9 @@ def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(mo
         (404.0, 404.0): _die_at((404, 404), 56, "2"),                  # the unsure die in too big a box: never
     }
     spots = [Spot(c, d.candidate.side, 0.8) for c, d in big_reads.items()]
-    monkeypatch.setattr(read, "find_big_spots", lambda work, tray: spots)
+    monkeypatch.setattr(parts, "find_big_spots", lambda work, tray: spots)
     squared, asked = _second_look(monkeypatch, big_reads)
-    dice = read._with_big_dice(work, None, located, read_first, D6)
+    dice = parts.with_big_dice(work, None, located, read_first, D6)
     assert (600.0, 60.0) not in squared and (300.0, 300.0) not in asked
     assert sorted(asked) == [(112.0, 112.0), (200.0, 200.0), (200.0, 420.0), (428.0, 100.0)]
     whole = [d for d in dice if d not in read_first]
@@ -404,15 +406,14 @@ def test_a_big_die_seen_in_parts_is_read_whole_but_never_over_a_die_read_sure(mo
     # Next to dice this much smaller, a die so big would be a box over two of them (stacked): left unread.
     asked.clear()
     tiny = [_die_at((500, y), 56 / STACKED_SIZE_RATIO - 1, "2") for y in (300, 400)]
-    dice = read._with_big_dice(work, None, [pip_a.candidate, pip_b.candidate, *(d.candidate for d in tiny)],
+    dice = parts.with_big_dice(work, None, [pip_a.candidate, pip_b.candidate, *(d.candidate for d in tiny)],
                                [pip_a, *tiny], D6)
     assert asked == [] and dice == [pip_a, *tiny]
 
 
 def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_another_die(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from vision import read
-    from vision.read import GROWN_DIE, PIP_SIZED
+    from vision.parts import GROWN_DIE, PIP_SIZED
 
     work = np.full((480, 640, 3), 90, np.uint8)
     sure = [_die_at(c, 50, "3") for c in ((400, 100), (500, 100), (240, 300))]
@@ -430,31 +431,31 @@ def test_a_dark_die_seen_only_by_its_pip_is_read_in_a_grown_box_but_never_over_a
         _die_at((600, 400), 50 * PIP_SIZED + 5, None).candidate]   # not small beside the dice read sure
     grown = {c: _die_at(c, 2 * small, face, sure=ok) for c, (face, ok) in dropped.items()}
     squared, asked = _second_look(monkeypatch, grown, box_side=GROWN_DIE * round(small))
-    dice = read._with_grown_dice(work, None, located, read_first, D6)
+    dice = parts.with_grown_dice(work, None, located, read_first, D6)
     assert sorted(squared) == sorted(dropped)
     assert sorted(asked) == [(100.0, 100.0), (500.0, 300.0)]
     assert dice == [*read_first, grown[(100.0, 100.0)]]
     # With no die read sure there is no size to tell a pip by: nothing is grown.
     squared.clear()
-    assert read._with_grown_dice(work, None, located, [unsure], D6) == [unsure] and squared == []
+    assert parts.with_grown_dice(work, None, located, [unsure], D6) == [unsure] and squared == []
 
 
 GROWN_LOOK = {"faces": ["1", "2", "1", "3"], "tray": "felt", "die_colour": "black", "die_size": (50, 80)}
 
 
 def test_two_pip_sized_spots_near_each_other_are_read_again_as_one_die_between_them() -> None:
-    from vision.read import GROWN_DIE, PAIR_BOX, PAIR_REACH, _grown_spots
+    from vision.parts import GROWN_DIE, PAIR_BOX, PAIR_REACH, grown_spots
 
     pips = [_die_at((200, 200), 20, None).candidate, _die_at((228, 228), 20, None).candidate]    # a black 2's
     lone = _die_at((400, 100), 20, None).candidate
     far = _die_at((200 + 20 * PAIR_REACH + 30, 200), 20, None).candidate
-    spots = _grown_spots([*pips, lone])
+    spots = grown_spots([*pips, lone])
     apart = float(np.hypot(28, 28))
     assert [(s.centre, s.box_side) for s in spots] == [((214.0, 214.0), PAIR_BOX * apart), ((400, 100), GROWN_DIE * 20)]
     # Close pips: the box is never smaller than a pip's grown box. Two spots farther apart: two dice, each grown.
     close = [_die_at((200, 200), 20, None).candidate, _die_at((205, 200), 20, None).candidate]
-    assert [s.box_side for s in _grown_spots(close)] == [GROWN_DIE * 20]
-    assert [s.centre for s in _grown_spots([pips[0], far])] == [pips[0].rect[0], far.rect[0]]
+    assert [s.box_side for s in grown_spots(close)] == [GROWN_DIE * 20]
+    assert [s.centre for s in grown_spots([pips[0], far])] == [pips[0].rect[0], far.rect[0]]
 
 
 def test_a_black_two_on_felt_seen_only_by_its_two_pips_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -469,10 +470,10 @@ def test_a_black_two_on_felt_seen_only_by_its_two_pips_is_read_whole(monkeypatch
         return {j: reading.dice[i].face for i, j in _matched(reading, rendered).items() if reading.dice[i].sure}
 
     assert read_as().get(two) == "2"
-    monkeypatch.setattr(read, "PAIR_REACH", 0.0)      # each pip grown alone: neither box holds the die
+    monkeypatch.setattr(parts, "PAIR_REACH", 0.0)      # each pip grown alone: neither box holds the die
     # (Read with no count, this dark frame is also looked over with its shadows lifted, where the second locator
     # sees the 2 whole: that look is left out here.)
-    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
+    monkeypatch.setattr(read, "is_dark", lambda work, tray: False)
     assert two not in read_as()
 
 
@@ -492,13 +493,13 @@ def test_dark_dice_seen_only_by_a_pip_are_read_and_the_grown_look_adds_no_die_re
 
     # The grown look by itself: the second locator, asked for every frame read with no count, finds some of these
     # dice too.
-    monkeypatch.setattr(read, "_with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
+    monkeypatch.setattr(read, "with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
     seeds = range(24)
     grown = {seed: right_and_wrong(seed) for seed in seeds}
-    monkeypatch.setattr(read, "_with_grown_dice", lambda work, tray, located, dice, model: dice)
+    monkeypatch.setattr(read, "with_grown_dice", lambda work, tray, located, dice, model: dice)
     usual = {seed: right_and_wrong(seed) for seed in seeds}
     # Tray 23: a black 1 and 2 on green felt the usual looks miss (only their pips are seen) are read right (the big
-    # look finds one of them whole since a spot read as no die no longer stops it: read.SAME_DIE_CENTRED).
+    # look finds one of them whole since a spot read as no die no longer stops it: parts.SAME_DIE_CENTRED).
     assert len(grown[23][0]) == 3 and len(usual[23][0]) == 2
     assert sum(len(grown[s][0]) for s in seeds) > sum(len(usual[s][0]) for s in seeds)
     # Whatever the usual looks read wrong (tray 12: a black 2 read as a 1 by a box on one of its pips), the grown
@@ -512,11 +513,11 @@ BIG_DARK_DICE = {"faces": ["1", "2", "2", "1"], "tray": "felt", "die_colour": "b
 @pytest.mark.parametrize("seed", [34])
 def test_big_dark_dice_the_usual_look_sees_only_in_parts_are_read_whole(seed: int) -> None:
     from vision.locate import find_dice, to_work
-    from vision.read import _read_dice
+    from vision.read_dice import read_dice
 
     rendered = render_tray(seed, D6, **BIG_DARK_DICE)
     work, _ = to_work(rendered.image)
-    usual = _read_dice(work, find_dice(work), D6)
+    usual = read_dice(work, find_dice(work), D6)
     # The locator at its usual scale takes the white pips of these black dice on dark felt for small dice.
     assert not match_boxes([d.candidate.box for d in usual if d.guess.sure], [d.box for d in rendered.dice], 0.3)
     reading = read_tray(rendered.image, D6, expect=4)
@@ -544,7 +545,7 @@ def test_a_dark_die_beside_others_on_a_real_photo_is_not_called_blurred(test_dat
 
 
 def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() -> None:
-    from vision.read import _without_cluster_boxes
+    from vision.parts import without_cluster_boxes
 
     pair = [_die_at((80, 100), 35, "3"), _die_at((120, 100), 35, "6")]
     cluster = _die_at((100, 100), 80, "6", sure=False)            # one box over both: no die of its own
@@ -552,41 +553,41 @@ def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() ->
     read_sure = _die_at((500, 100), 80, "5")                        # read sure: kept whatever lies inside it
     inside = [_die_at((480, 100), 20, "1"), _die_at((520, 100), 20, "1")]
     dice = [*pair, cluster, *lone, read_sure, *inside]
-    assert _without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
+    assert without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
     turned = replace(cluster, candidate=replace(cluster.candidate, rect=((100, 100), (80, 20), 90.0)))
-    assert _without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
+    assert without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
 
 
 def test_a_smaller_box_mostly_inside_a_die_read_sure_is_part_of_it() -> None:
-    from vision.read import PART_INSIDE, PART_SIDE, SURE_PART_SIDE, _without_parts_of_sure_dice
+    from vision.parts import PART_INSIDE, PART_SIDE, SURE_PART_SIDE, without_parts_of_sure_dice
 
     five = _die_at((100, 100), 40, "5")
     part = _die_at((92, 92), 24, "1", sure=False)               # two pips of the 5, boxed apart: no die
-    assert _without_parts_of_sure_dice([five, part]) == [five]
+    assert without_parts_of_sure_dice([five, part]) == [five]
     sure_part = replace(part, guess=FaceGuess("pips:1", 0.9, True))      # one pip, read as a sure 1: no die either
-    assert _without_parts_of_sure_dice([sure_part, five]) == [five]
+    assert without_parts_of_sure_dice([sure_part, five]) == [five]
     # Kept: a box as big as the die, read unsure or as another face (stacked on it), or one mostly outside it (a die
     # beside it, half hidden).
     as_big = _die_at((96, 96), 40 * PART_SIDE + 1, "1", sure=False)
     other_face = _die_at((96, 96), 40 * SURE_PART_SIDE + 1, "1")
     beside = _die_at((124, 100), 20, "1", sure=False)           # 6 of its 20 px across inside the 5
-    assert 0 < _overlap(beside.candidate, five.candidate) < PART_INSIDE
+    assert 0 < rect_overlap(beside.candidate, five.candidate) < PART_INSIDE
     for kept in (as_big, other_face, beside):
-        assert _without_parts_of_sure_dice([five, kept]) == [five, kept]
-    assert _without_parts_of_sure_dice([replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]) == [
+        assert without_parts_of_sure_dice([five, kept]) == [five, kept]
+    assert without_parts_of_sure_dice([replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]) == [
         replace(five, guess=FaceGuess("pips:5", 0.5, False)), part]       # no die read sure: nothing to be part of
 
 
 def test_one_die_the_locator_boxed_twice_is_read_once_in_the_bigger_box() -> None:
-    from vision.read import SEEN_TWICE, _without_parts_of_sure_dice
+    from vision.parts import SEEN_TWICE, without_parts_of_sure_dice
 
     five = _die_at((100, 100), 40, "5", probability=0.4)
     again = _die_at((97, 98), 36, "5", probability=0.8)         # the same 5, a surer peak off its centre
-    assert _overlap(again.candidate, five.candidate) >= SEEN_TWICE
-    assert _without_parts_of_sure_dice([again, five]) == [five]
+    assert rect_overlap(again.candidate, five.candidate) >= SEEN_TWICE
+    assert without_parts_of_sure_dice([again, five]) == [five]
     apart = _die_at((130, 100), 36, "5")                        # another 5 touching it: two dice, called stacked
-    assert _overlap(apart.candidate, five.candidate) < SEEN_TWICE
-    assert _without_parts_of_sure_dice([five, apart]) == [five, apart]
+    assert rect_overlap(apart.candidate, five.candidate) < SEEN_TWICE
+    assert without_parts_of_sure_dice([five, apart]) == [five, apart]
 
 
 def test_a_virtual_die_whose_pips_the_locator_also_boxed_apart_is_read_not_called_stacked(
@@ -598,9 +599,9 @@ def test_a_virtual_die_whose_pips_the_locator_also_boxed_apart_is_read_not_calle
     reading = read_tray(rendered.image, D6, expect=len(rendered.dice))
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "ok"
-    monkeypatch.setattr(vision.read, "PART_INSIDE", 1.1)         # no box is ever that much inside another
+    monkeypatch.setattr(parts, "PART_INSIDE", 1.1)         # no box is ever that much inside another
     # (The second locator, asked about two overlapping boxes, would see the one 4 too: that look is left out here.)
-    monkeypatch.setattr(vision.read, "_with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
+    monkeypatch.setattr(vision.read, "with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
     assert "is stacked" in (read_tray(rendered.image, D6, expect=len(rendered.dice)).reason or "")
 
 
@@ -610,16 +611,15 @@ def test_a_virtual_die_the_locator_boxed_twice_or_in_part_read_sure_is_read_once
         monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, bar: str) -> None:
     # Virtual tuning trays: a corner of a 6 boxed apart and read as a sure 3; an Excape 2 the locator peaked on twice,
     # both read as a sure 2. Each die is one die, not a stacked pair.
-    import vision.read
 
     rendered = render_tray(seed, model)
     reading = read_tray(rendered.image, model, expect=len(rendered.dice))
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "ok"
-    monkeypatch.setattr(vision.read, bar, 1.1)                 # no box is ever that much inside another
+    monkeypatch.setattr(parts, bar, 1.1)                 # no box is ever that much inside another
     # (The 6's corner, boxed at 0.61 of the other dice's side, is doubted by the part-of-a-die check too, which sees
-    # the whole 6 around it: _doubted_parts reads this tray right on its own, so it is left out here.)
-    monkeypatch.setattr(vision.read, "PART_BOXED", 0.0)
+    # the whole 6 around it: doubted_parts reads this tray right on its own, so it is left out here.)
+    monkeypatch.setattr(face_checks, "PART_BOXED", 0.0)
     assert "is stacked" in (read_tray(rendered.image, model, expect=len(rendered.dice)).reason or "")
 
 
@@ -630,15 +630,14 @@ def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_se
     # Virtual tuning trays: a dark 4 and another 4 boxed on a part of them (0.68 and 0.64 of the other dice's side),
     # a marbled 1 boxed so with a swirl (0.61): each read as a sure 2. The second locator, around each box, sees the
     # whole die (1.55-1.76 times the box), read as another face: the part is unsure, and the die is then read whole
-    # (vision.read._doubted_parts). Without that, each tray was accepted with the 2 in it. The last, a felt throw of
+    # (face_checks.doubted_parts). Without that, each tray was accepted with the 2 in it. The last, a felt throw of
     # two black 4s, one boxed at 0.91 of the other's side, needs PART_BOXED above 0.9.
-    import vision.read
 
     rendered = render_tray(seed, D6, **look)
     reading = read_tray(rendered.image, D6)
     assert reading.status == "ok"
     assert sorted(d.face for d in reading.dice) == sorted(d.label for d in rendered.dice)
-    monkeypatch.setattr(vision.read, "PART_BOXED", 0.0)
+    monkeypatch.setattr(face_checks, "PART_BOXED", 0.0)
     unchecked = read_tray(rendered.image, D6)
     assert unchecked.status == "ok" and "2" in [d.face for d in unchecked.dice]
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
@@ -647,15 +646,14 @@ def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_se
 def test_a_smeared_die_read_as_a_cross_below_its_own_bar_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
     # Hazard tuning tray 3,003,671: a white Excape 2 smeared by motion, its two pips two streaks, read as an X at
     # p 0.78 and not called blurred (its edges just two-sided enough). An X is sure only from CROSS_SURE.
-    import vision.read
 
     rendered = render_tray(3_003_671, EXCAPE, hazards=frozenset({"blurred"}))
     assert sorted(d.label for d in rendered.dice) == ["2", "3"]
     reading = read_tray(rendered.image, EXCAPE, expect=2)
     assert reading.status == "reroll"
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
-    monkeypatch.setattr(vision.read, "CROSS_SURE", 0.0)
-    monkeypatch.setattr(vision.read, "CROSS_ISOTROPY", 0.0)     # its one-sided edges (0.41) now call it blurred too
+    monkeypatch.setattr(read_dice, "CROSS_SURE", 0.0)
+    monkeypatch.setattr(read_dice, "CROSS_ISOTROPY", 0.0)    # its one-sided edges (0.41) now call it blurred too
     unchecked = read_tray(rendered.image, EXCAPE, expect=2)
     assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["3", "X"]
 
@@ -676,7 +674,7 @@ def test_a_smeared_die_is_blurred_where_the_frame_has_no_sharper_die_or_it_looks
     reading = read_tray(rendered.image, model, expect=len(rendered.dice))
     assert reading.status == "reroll" and "blurred" in [d.reason for d in reading.dice]
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
-    monkeypatch.setattr(vision.read if bar == "CROSS_ISOTROPY" else vision.blur, bar, 0.0)
+    monkeypatch.setattr(read_dice if bar == "CROSS_ISOTROPY" else vision.blur, bar, 0.0)
     unchecked = read_tray(rendered.image, model, expect=len(rendered.dice))
     assert unchecked.status == "ok"
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
@@ -687,13 +685,13 @@ def test_a_flat_x_seen_with_its_sides_is_judged_by_its_strokes_not_called_blurre
     # one way more than a resting die's usually do (isotropy 0.62): judged on them, as the X's bar first was (0.65),
     # it was called blurred and the throw re-rolled. Its strokes cross at right angles (vision.blur.symbol_isotropy).
     from vision.blur import edge_measures
+    from vision.face_checks import cut
     from vision.locate import find_dice
-    from vision.read import _cut
     from vision.recognise import CLOSER_LOOK_MARGIN
 
     rendered = render_tray(2_993_752, EXCAPE)
     assert [d.label for d in rendered.dice] == ["X", "X"]
-    _, whole_crop = edge_measures(_cut(rendered.image, find_dice(rendered.image, None), CLOSER_LOOK_MARGIN))
+    _, whole_crop = edge_measures(cut(rendered.image, find_dice(rendered.image, None), CLOSER_LOOK_MARGIN))
     assert min(whole_crop) < 0.65
     reading = read_tray(rendered.image, EXCAPE)
     assert reading.status == "ok" and [d.face for d in reading.dice] == ["X", "X"]
@@ -701,11 +699,10 @@ def test_a_flat_x_seen_with_its_sides_is_judged_by_its_strokes_not_called_blurre
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,
                                    expect: int | None = None) -> tuple[TrayReading, TrayReading]:
-    """The reading as it is, and with no die judged again for lying flat (vision.read._judged_lying_flat)."""
-    import vision.read
+    """The reading as it is, and with no die judged again for lying flat (face_checks.judged_lying_flat)."""
 
     reading = read_tray(image, model, expect=expect)
-    monkeypatch.setattr(vision.read, "LYING_FLAT", 0.0)
+    monkeypatch.setattr(face_checks, "LYING_FLAT", 0.0)
     return reading, read_tray(image, model, expect=expect)
 
 
@@ -749,8 +746,8 @@ BLACK_PAIR_ON_FELT = {"n_dice": 2, "die_colour": "black", "tray": "felt"}
 def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: int) -> None:
     # Two-dice trays as at a Mex table, where a 2 read as a 1 makes a Mexx nobody threw. The locator, hardly seeing
     # the die's body, boxed one pip of the 2; cut as the classifier reads a die, that is a 1. Cut wider, the other
-    # pip shows (vision.read._doubted_ones). Without that, each of the first three reads a sure 1 on the 2; the
-    # next three did so with it, and need the second locator's view around the 1 (_seen_around). 3,310,488 and
+    # pip shows (face_checks.doubted_ones). Without that, each of the first three reads a sure 1 on the 2; the
+    # next three did so with it, and need the second locator's view around the 1 (seen_around). 3,310,488 and
     # 3,331,000 are boxed at the other die's size, where the wider cut alone doubts a 1 no more: a shifted view sees
     # the 2 (3,310,488: without those views, a sure 1 in a throw accepted), or the second locator's view. On
     # 3,330,717 the wider cut hints at another face only at 0.08, and a shifted view sees the 2 (0.95): with the
@@ -764,7 +761,7 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
 
 
 def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
-    from vision.read import LONE_PIP_SMALL, _at_least_the_others_size
+    from vision.face_checks import LONE_PIP_SMALL, _at_least_the_others_size
 
     others = [_located((200.0, 100.0), 50.0), _located((300.0, 100.0), 54.0)]
     small = _located((100.0, 100.0), 30.0)
@@ -778,7 +775,7 @@ def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their
 
 
 def test_the_shifted_views_of_a_die_each_centre_one_of_its_corners() -> None:
-    from vision.read import LONE_PIP_SHIFT, _shifted_views
+    from vision.face_checks import LONE_PIP_SHIFT, _shifted_views
     from vision.recognise import CROP_SIZE
 
     # A white spot where a 2's pip lies, LONE_PIP_SHIFT of the side off the die's centre towards its lower right:
@@ -810,7 +807,7 @@ def test_ones_seen_wider_stay_sure_when_no_other_face_shows() -> None:
 def test_a_black_one_on_a_dark_tray_whose_spot_reads_as_no_die_is_found_whole_by_the_big_look() -> None:
     # The locator's box on this black 1 is ~0.7 of the die, around its pip, and the classifier takes it for no die;
     # the frame shrunk shows the whole die, read as a sure 1. Only a spot read as a die (a face) can be that die
-    # found whole again (vision.read.SAME_DIE_CENTRED); without that, this 1 was not found.
+    # found whole again (parts.SAME_DIE_CENTRED); without that, this 1 was not found.
     rendered = render_tray(3_212_118, D6, n_dice=2, die_colour="black", tray="dark")
     reading = read_tray(rendered.image, D6, expect=2)
     matches = _matched(reading, rendered)
@@ -828,7 +825,7 @@ def test_dice_the_locator_misses_are_found_by_the_second_one_when_fewer_than_thr
     # them missing; read expecting the dice thrown, as the table reads a throw, the second locator finds them.
     rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
     with monkeypatch.context() as first_look_only:
-        first_look_only.setattr(read, "_with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
+        first_look_only.setattr(read, "with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
         assert len(read_tray(rendered.image, D6).dice) < 2
     _read_whole(rendered, D6)
 
@@ -851,12 +848,12 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
 
     asked: list[tuple[bool, bool]] = []
 
-    def not_asked(work: np.ndarray, tray: object, dice: list[_Die], model: DieModel, count_known: bool = True,
-                  shadows_lifted: bool = False) -> list[_Die]:
+    def not_asked(work: np.ndarray, tray: object, dice: list[ReadDie], model: DieModel, count_known: bool = True,
+                  shadows_lifted: bool = False) -> list[ReadDie]:
         asked.append((count_known, shadows_lifted))
         return dice
 
-    monkeypatch.setattr(read, "_with_dice_the_second_locator_finds", not_asked)
+    monkeypatch.setattr(read, "with_dice_the_second_locator_finds", not_asked)
     assert read_tray(rendered.image, D6, expect=2) == expected
     assert read_tray(rendered.image, D6, expect=1).status == "reroll"     # more dice than thrown: nothing to seek
     assert asked == []
@@ -868,7 +865,7 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     assert asked == [(True, False), (True, True), (False, True)]
     # A frame not dark is looked over as it is, when the locator's map peaks where no die was read; where it stays
     # faint everywhere else, the second locator found no die on the tuning sets, and is not asked.
-    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
+    monkeypatch.setattr(read, "is_dark", lambda work, tray: False)
     monkeypatch.setattr(read, "strongest_unclaimed_peak", lambda seen, dice, tray: FAINT_PEAK)
     read_tray(rendered.image, D6)
     assert asked[-1] == (False, False)
@@ -885,13 +882,13 @@ def test_with_no_count_a_light_frame_is_looked_over_only_where_the_locator_saw_m
     import vision.read as read
 
     asked: list[int] = []
-    looked_over = read._with_dice_the_second_locator_finds
+    looked_over = read.with_dice_the_second_locator_finds
 
-    def spying(*args: object, **options: object) -> list[_Die]:
+    def spying(*args: object, **options: object) -> list[ReadDie]:
         asked.append(1)
         return looked_over(*args, **options)
 
-    monkeypatch.setattr(read, "_with_dice_the_second_locator_finds", spying)
+    monkeypatch.setattr(read, "with_dice_the_second_locator_finds", spying)
     for seed, looked in ((2_000_253, False), (2_000_259, True)):
         rendered = render_tray(seed, D6)
         asked.clear()
@@ -906,13 +903,12 @@ def test_with_no_count_a_light_frame_is_looked_over_only_where_the_locator_saw_m
 @pytest.mark.parametrize("seed", [3_200_071, 3_200_098])
 def test_dice_neither_locator_sees_are_found_in_the_frame_with_its_shadows_lifted(
         monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    import vision.read as read
 
     # A black 1 and a black 2 on felt that both locators miss in the frame as it is: the throw is refused, one die
     # short. With the frame's dark tones spread apart (SHADOWS_LIFTED) the second locator sees their outline.
     rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
     with monkeypatch.context() as frame_as_it_is:
-        frame_as_it_is.setattr(read, "_with_shadows_lifted", lambda work: work)
+        frame_as_it_is.setattr(second_looks, "_with_shadows_lifted", lambda work: work)
         assert read_tray(rendered.image, D6, expect=2).status == "reroll"
     _read_whole(rendered, D6)
 
@@ -927,28 +923,27 @@ def test_with_no_count_a_dark_frame_is_looked_over_with_its_shadows_lifted(monke
     # them; read as it is, the frame passed as a whole throw, a die short.
     rendered = render_tray(seed, D6)
     truth = sorted(d.label for d in rendered.dice)
-    assert read._dark(read.to_work(rendered.image)[0])
+    assert second_looks.is_dark(read.to_work(rendered.image)[0])
     reading = read_tray(rendered.image, D6)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == truth
-    monkeypatch.setattr(read, "_dark", lambda work, tray: False)
+    monkeypatch.setattr(read, "is_dark", lambda work, tray: False)
     as_it_is = read_tray(rendered.image, D6)
     assert as_it_is.status == "ok" and len(as_it_is.dice) == len(truth) - 1
 
 
 def test_a_frame_is_dark_by_its_median_grey_level() -> None:
-    from vision.read import DARK_FRAME, _dark
+    from vision.second_looks import DARK_FRAME, is_dark
 
     frame = np.full((480, 640, 3), DARK_FRAME - 1, np.uint8)
-    assert _dark(frame)
+    assert is_dark(frame)
     frame[:, :330] = 255                    # more than half of it light: a light tray with dark dice on it
-    assert not _dark(frame)
-    assert not _dark(np.full((480, 640, 3), DARK_FRAME, np.uint8))
-    assert _dark(frame, tray=(400, 0, 240, 480))     # the calibrated tray region is dark: the frame around it is not
+    assert not is_dark(frame)
+    assert not is_dark(np.full((480, 640, 3), DARK_FRAME, np.uint8))
+    assert is_dark(frame, tray=(400, 0, 240, 480))     # the calibrated tray region is dark: the frame around it is not
 
 
 def test_a_die_seen_only_with_the_shadows_lifted_must_clear_the_bars_of_a_die_boxed_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # An Excape throw with a hand over half a black 2: lifted, the frame shows the pip left in view, boxed at 0.73 of
     # the other die's side and read as a 1 at p 0.69. Without the bars of a die boxed again (REBOXED_SMALLEST,
@@ -958,8 +953,8 @@ def test_a_die_seen_only_with_the_shadows_lifted_must_clear_the_bars_of_a_die_bo
     reading = read_tray(rendered.image, EXCAPE, expect=2)
     assert reading.status == "reroll"
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
-    monkeypatch.setattr(read, "REBOXED_SMALLEST", 0.0)
-    monkeypatch.setattr(read, "REBOXED_SURE", 0.0)
+    monkeypatch.setattr(second_looks, "REBOXED_SMALLEST", 0.0)
+    monkeypatch.setattr(second_looks, "REBOXED_SURE", 0.0)
     unbarred = read_tray(rendered.image, EXCAPE, expect=2)
     assert unbarred.status == "ok" and sorted(d.face for d in unbarred.dice) == ["1", "5"]
 
@@ -975,22 +970,21 @@ def test_a_die_the_second_locator_boxes_by_one_pip_is_judged_beside_the_other_di
 
 
 def test_the_second_locator_sees_around_a_pip_boxed_alone_the_whole_die_in_frame_pixels() -> None:
-    from vision.read import LONE_PIP_AROUND, _seen_around
+    from vision.face_checks import LONE_PIP_AROUND, seen_around
 
     # Tuning throw 3,240,164: a black 2 on felt (its box 401, 331, 72 x 74) whose pip the locator boxed 39 px wide,
     # ~19 px off the die's centre. The window read around it is cut from the frame: the die found comes back in
     # the frame's pixels, holding the pip's centre.
     rendered = render_tray(3_240_164, D6, **BLACK_PAIR_ON_FELT)
     pip = _located((421.0, 358.0), 39.0)
-    [die] = _seen_around(rendered.image, pip)
+    [die] = seen_around(rendered.image, pip)
     assert np.hypot(die.rect[0][0] - 437.0, die.rect[0][1] - 368.0) < 8
     assert die.side >= LONE_PIP_AROUND * pip.side
     # A die seen at its own size has nothing bigger around it.
-    assert _seen_around(rendered.image, replace(pip, rect=(die.rect[0], (die.side, die.side), die.rect[2]))) == []
+    assert seen_around(rendered.image, replace(pip, rect=(die.rect[0], (die.side, die.side), die.rect[2]))) == []
 
 
 def test_a_die_grown_from_a_pip_must_read_the_same_cut_wider(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # Felt throw 3,300,153: the locator boxes only the middle pip of a black 3, read as no die; grown twice that pip's
     # box (GROWN_DIE), the box is a little small for the die, and its corner pip half out of view: a sure 2, in a
@@ -998,7 +992,7 @@ def test_a_die_grown_from_a_pip_must_read_the_same_cut_wider(monkeypatch: pytest
     rendered = render_tray(3_300_153, D6, **BLACK_PAIR_ON_FELT)
     truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)
-    monkeypatch.setattr(read, "_read_the_same_wider", lambda work, dice, model: [True] * len(dice))
+    monkeypatch.setattr(parts, "_read_the_same_wider", lambda work, dice, model: [True] * len(dice))
     with pytest.raises(AssertionError, match=r"sure 2 .* is a 3"):
         _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)
 
@@ -1010,7 +1004,7 @@ def test_an_unclear_die_boxed_off_it_is_boxed_again_and_read(monkeypatch: pytest
 
     # The locator boxes half of a green 2 beside a yellow die (tuning tray 2,700,366), or one pip of a black 2 on
     # felt (3,200,059): the classifier, shown part of the face, leaves the die unclear. The second locator boxes the
-    # die whole, and it is read (_with_unclear_dice_boxed_again).
+    # die whole, and it is read (with_unclear_dice_boxed_again).
     rendered = render_tray(seed, D6, **look)
     truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
 
@@ -1021,7 +1015,7 @@ def test_an_unclear_die_boxed_off_it_is_boxed_again_and_read(monkeypatch: pytest
     reading = read_tray(rendered.image, D6, expect=len(truth))
     _never_silently_wrong(reading, truth, boxes)
     assert right_and_sure(reading) == len(truth) and reading.status == "ok"
-    monkeypatch.setattr(read, "_with_unclear_dice_boxed_again", lambda work, dice, model: dice)
+    monkeypatch.setattr(read, "with_unclear_dice_boxed_again", lambda work, dice, model: dice)
     unboxed = read_tray(rendered.image, D6, expect=len(truth))
     assert right_and_sure(unboxed) == len(truth) - 1 and unboxed.status == "reroll"
 
@@ -1035,7 +1029,6 @@ def test_an_unclear_die_boxed_off_it_is_boxed_again_and_read(monkeypatch: pytest
 def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
         monkeypatch: pytest.MonkeyPatch, hazard: str, seed: int, model: DieModel, relaxed: dict[str, float],
         misread: str) -> None:
-    import vision.read as read
 
     # Hazard tuning trays where a die left unsure, boxed again, read as a sure face it does not show, and the tray was
     # accepted: a box much smaller than the other dice (a part of a die), or a face read just over the usual sure bar.
@@ -1045,7 +1038,7 @@ def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
     _never_silently_wrong(reading, truth, boxes)
     assert reading.status == "reroll"
     for bar, value in relaxed.items():
-        monkeypatch.setattr(read, bar, value)
+        monkeypatch.setattr(second_looks, bar, value)
     relaxed_reading = read_tray(rendered.image, model, expect=len(truth))
     with pytest.raises(AssertionError, match=misread):
         _never_silently_wrong(relaxed_reading, truth, boxes)
@@ -1053,18 +1046,17 @@ def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
 
 
 def test_a_die_boxed_again_smaller_than_the_other_dice_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # An unsure die beside two dice of side 40; the second locator boxes a part of it, 24 px, read as a sure 1 at
     # 0.95: a box that small may hold a pip, not a die (REBOXED_SMALLEST), so the unsure die stays as it was.
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40), _die_at((300, 100), 40, sure=False)]
     part = _located((306, 106), 24)
-    monkeypatch.setattr(read, "_second_look_around", lambda work, die: [part])
-    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("1"))
+    monkeypatch.setattr(second_looks, "second_look_around", lambda work, die: [part])
+    monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("1"))
     work = np.zeros((480, 640, 3), np.uint8)
-    assert read._with_unclear_dice_boxed_again(work, dice, D6) == dice
-    monkeypatch.setattr(read, "REBOXED_SMALLEST", 0.5)
-    boxed_again = read._with_unclear_dice_boxed_again(work, dice, D6)
+    assert second_looks.with_unclear_dice_boxed_again(work, dice, D6) == dice
+    monkeypatch.setattr(second_looks, "REBOXED_SMALLEST", 0.5)
+    boxed_again = second_looks.with_unclear_dice_boxed_again(work, dice, D6)
     assert boxed_again[:2] == dice[:2] and boxed_again[2].candidate == part
 
 
@@ -1082,45 +1074,44 @@ def test_with_no_count_the_second_locator_seeks_dice_the_first_look_missed(monke
         return {j: reading.dice[i].face for i, j in _matched(reading, rendered).items() if reading.dice[i].sure}
 
     assert read_as().get(0) == "2" and truth[0] == "2"
-    monkeypatch.setattr(read, "_with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
+    monkeypatch.setattr(read, "with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
     assert 0 not in read_as()
 
 
 def test_with_no_count_a_die_the_second_locator_finds_must_be_die_sized_and_read_with_confidence(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # With no count, nothing says a die is missing: a die the second locator finds joins only when as big as the dice
     # read sure (REBOXED_SMALLEST; a smaller box may hold a part of a die) and read at REBOXED_SURE or more.
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40)]
     small, doubtful, die = _located((300, 100), 24), _located((400, 100), 40), _located((500, 100), 40)
-    monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [small, doubtful, die])
-    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2", doubtful={doubtful}))
+    monkeypatch.setattr(second_looks, "find_dice", lambda work, tray, **options: [small, doubtful, die])
+    monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("2", doubtful={doubtful}))
     work = np.zeros((480, 640, 3), np.uint8)
-    found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
+    found = second_looks.with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
     assert [d.candidate for d in found] == [*(d.candidate for d in dice), die]
     # With a count short of the dice thrown, a die missing is known: each one found joins.
-    found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True)
+    found = second_looks.with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True)
     assert {d.candidate for d in found} == {*(d.candidate for d in dice), die, small, doubtful}
     # With no count and no die read sure, there is nothing to size a die by: the second locator is not asked.
-    monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: pytest.fail("asked"))
-    assert read._with_dice_the_second_locator_finds(work, None, [_die_at((100, 100), 40, sure=False)], D6,
+    monkeypatch.setattr(second_looks, "find_dice", lambda work, tray, **options: pytest.fail("asked"))
+    assert second_looks.with_dice_the_second_locator_finds(work, None, [_die_at((100, 100), 40, sure=False)], D6,
                                                     count_known=False) == [_die_at((100, 100), 40, sure=False)]
 
 
 def test_a_box_sure_to_hold_no_die_over_two_dice_read_sure_is_a_cluster_box() -> None:
-    from vision.read import _without_cluster_boxes
+    from vision.parts import without_cluster_boxes
 
     # At the frame's edge a box the classifier is sure holds no die is kept as a die the frame may cut; over two dice
     # read sure it is a box over a cluster of them, and is dropped, or they would be called stacked.
     left, right = _die_at((100, 20), 36, "4"), _die_at((140, 20), 36, "4")
     cluster = replace(_die_at((120, 30), 70, face=None, edge=True), guess=FaceGuess(None, 0.94, True))
-    assert _without_cluster_boxes([left, cluster, right]) == [left, right]
+    assert without_cluster_boxes([left, cluster, right]) == [left, right]
     # A sure face over them stays: a die read sure is never dropped as a box.
     big = _die_at((120, 30), 70, "6")
-    assert _without_cluster_boxes([left, big, right]) == [left, big, right]
+    assert without_cluster_boxes([left, big, right]) == [left, big, right]
     # Over one die read sure, the box may be a die the frame cuts.
-    assert _without_cluster_boxes([left, cluster]) == [left, cluster]
+    assert without_cluster_boxes([left, cluster]) == [left, cluster]
 
 
 def test_two_dice_side_by_side_at_the_frame_edge_under_one_box_are_not_called_stacked() -> None:
@@ -1147,60 +1138,57 @@ def test_one_dark_die_boxed_twice_is_one_die_not_a_stacked_pair(monkeypatch: pyt
         return [d.reason for d in reading.dice]
 
     assert "stacked" not in reasons(read_tray(rendered.image, D6, expect=expect))
-    monkeypatch.setattr(read, "_with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
-    # (The part-of-a-die check, _doubted_parts, reads the felt throw right on its own too, so it is left out here.)
-    monkeypatch.setattr(read, "PART_BOXED", 0.0)
+    monkeypatch.setattr(read, "with_overlapping_boxes_seen_as_one", lambda work, dice, model: dice)
+    # (The part-of-a-die check, doubted_parts, reads the felt throw right on its own too, so it is left out here.)
+    monkeypatch.setattr(face_checks, "PART_BOXED", 0.0)
     assert reasons(read_tray(rendered.image, D6, expect=expect)).count("stacked") == 2
 
 
 def test_two_boxes_are_seen_as_one_die_only_in_a_box_no_bigger_than_a_die(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # Two overlapping boxes beside a die of side 40; the second locator boxes one die holding both their centres.
     # As big as a die, it is that die; as big as two dice (STACKED_SIZE_RATIO), it is a stacked pair seen whole.
     dice = [_die_at((100, 100), 40), _die_at((290, 100), 34, sure=False), _die_at((310, 100), 34, "3")]
     work = np.zeros((480, 640, 3), np.uint8)
-    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2"))
+    monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("2"))
     for side, seen_as_one in ((42, True), (64, False)):
         whole = _located((300, 100), side)
-        monkeypatch.setattr(read, "_second_look_around", lambda work, die, whole=whole: [whole])
-        after = read._with_overlapping_boxes_seen_as_one(work, dice, D6)
+        monkeypatch.setattr(second_looks, "second_look_around", lambda work, die, whole=whole: [whole])
+        after = second_looks.with_overlapping_boxes_seen_as_one(work, dice, D6)
         assert ([d.candidate for d in after] == [dice[0].candidate, whole]) == seen_as_one
         assert (after == dice) != seen_as_one
 
 
 def test_with_no_count_a_die_the_second_locator_finds_may_touch_a_die_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    import vision.read as read
 
     # Two dice of side 40; the second locator finds a third whose box overlaps the second's a little (touching dice,
     # their sides seen in perspective: more than a die boxed again may), and a fourth that overlaps it as a stacked
     # die would.
     dice = [_die_at((100, 100), 40), _die_at((200, 100), 40)]
     touching, stacked = _located((234, 100), 40), _located((200, 130), 40)
-    assert read.REBOXED_OVERLAP < _overlap(touching, dice[1].candidate) <= read.FOUND_OVERLAP \
-        < _overlap(stacked, dice[1].candidate)
-    monkeypatch.setattr(read, "find_dice", lambda work, tray, **options: [touching, stacked])
-    monkeypatch.setattr(read, "_read_dice", _every_box_read_as("2"))
+    assert second_looks.REBOXED_OVERLAP < rect_overlap(touching, dice[1].candidate) <= second_looks.FOUND_OVERLAP \
+        < rect_overlap(stacked, dice[1].candidate)
+    monkeypatch.setattr(second_looks, "find_dice", lambda work, tray, **options: [touching, stacked])
+    monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("2"))
     work = np.zeros((480, 640, 3), np.uint8)
     # (Each is where no die was read: their centres lie in no kept die's square, nor the kept dice's in theirs.)
-    found = read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
+    found = second_looks.with_dice_the_second_locator_finds(work, None, dice, D6, count_known=False)
     assert [d.candidate for d in found] == [*(d.candidate for d in dice), touching]
     # With a count short of the dice thrown, a die found joins only where it overlaps none.
-    assert read._with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True) == dice
+    assert second_looks.with_dice_the_second_locator_finds(work, None, dice, D6, count_known=True) == dice
 
 
 def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch: pytest.MonkeyPatch) -> None:
     # Fresh Excape tuning tray 3,500,451: a red-and-white marbled 5 whose swirls the classifier took for a 7's side
     # pips (p 0.80); the face shows a 5's layout, so the die is left unsure and the throw re-rolled.
-    import vision.read
 
     rendered = render_tray(3_500_451, EXCAPE)
     assert sorted(d.label for d in rendered.dice) == ["5", "7"]
     reading = read_tray(rendered.image, EXCAPE)
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "reroll" and reading.faces.count("7") == 1
-    judged = vision.read.face_layouts
-    monkeypatch.setattr(vision.read, "face_layouts",
+    judged = face_checks.face_layouts
+    monkeypatch.setattr(face_checks, "face_layouts",
                         lambda crops: [layout._replace(five=False) for layout in judged(crops)])
     assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
 
@@ -1230,7 +1218,6 @@ def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pyt
                                                                 bypass: str) -> None:
     # Excape tuning tray 2,000,781: a marbled 6 the classifier left unsure between 6 and 7 (a swirl in its middle),
     # read as a 6 by its middle; fresh tray 3,140,508: a marbled 6 read as a sure 7, made unsure by its middle.
-    import vision.read
 
     rendered = render_tray(seed, EXCAPE)
     truth = sorted(d.label for d in rendered.dice)
@@ -1239,10 +1226,10 @@ def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pyt
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     if bypass == "MIDDLE_PAIR_SURE":
         assert reading.status == "ok" and sorted(reading.faces) == truth
-        monkeypatch.setattr(vision.read, "MIDDLE_PAIR_SURE", 2.0)
+        monkeypatch.setattr(face_checks, "MIDDLE_PAIR_SURE", 2.0)
         assert read_tray(rendered.image, EXCAPE).status == "reroll"
     else:
         assert reading.status == "reroll"
-        monkeypatch.setattr(vision.read, "face_layouts", lambda crops: [FaceLayout(None, False)] * len(crops))
+        monkeypatch.setattr(face_checks, "face_layouts", lambda crops: [FaceLayout(None, False)] * len(crops))
         unchecked = read_tray(rendered.image, EXCAPE)
         assert unchecked.status == "ok" and "7" in unchecked.faces and "7" not in truth

@@ -291,7 +291,7 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = SPEED_
     median CPU ms (a die the reader must look at closer costs a frame several ms); and the median over images of
     each one's fastest read. expects: the dice thrown in each image, read as the table reads a throw (with no count,
     the reader also asks its second locator for dice it may have missed:
-    vision.read._with_dice_the_second_locator_finds)."""
+    vision.second_looks.with_dice_the_second_locator_finds)."""
     wall, cpu = [], []
     for k, image in enumerate(images):
         expect = None if expects is None else expects[k]

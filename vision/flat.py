@@ -29,16 +29,16 @@ FLAT_CROP_SIZE = 32         # the net's input side in pixels
 FLAT_CROP_MARGIN = 1.5      # crop side / die side: the die's outline, its shadow and the tray around it
 RAMP_GAIN = 4.0             # the ramp's slope per (die side x frame widths from the frame's centre): values ~±1
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "flat.onnx"
-# The probability from which a die is cocked: vision.read refuses it, vision.teach keeps no look of it. Offline on
-# tuning data (held-out photos, 500 virtual d6 and 500 Excape trays, 200 trays with a cocked die): at 0.7 it called
-# 1 of 313 real dice, 1 of 2,310 flat d6 and none of 993 Excape dice cocked, and 4 of 199 cocked dice still stood
-# as a sure face; at 0.5, 1, 1 and 1 flat dice for 3 cocked ones; at 0.9, none for 8. The check retrained with more
-# cocked trays (vision/training/README.md) catches 98.0% of its held-out cocked dice at 0.7, 98.4% at 0.5 and 96.8%
-# at 0.9, calling no real flat die cocked at any of them.
+# The probability from which a die is cocked: the reader refuses it (vision.read_dice.doubt), vision.teach keeps no
+# look of it. Offline on tuning data (held-out photos, 500 virtual d6 and 500 Excape trays, 200 trays with a cocked
+# die): at 0.7 it called 1 of 313 real dice, 1 of 2,310 flat d6 and none of 993 Excape dice cocked, and 4 of 199
+# cocked dice still stood as a sure face; at 0.5, 1, 1 and 1 flat dice for 3 cocked ones; at 0.9, none for 8. The
+# check retrained with more cocked trays (vision/training/README.md) catches 98.0% of its held-out cocked dice at
+# 0.7, 98.4% at 0.5 and 96.8% at 0.9, calling no real flat die cocked at any of them.
 NOT_FLAT = 0.7
 # Below this probability the check is sure a die lies flat: the reader then judges a die its usual reads left unsure
-# on its faces alone, the face classifier's "tilted" left out (vision.read._judged_lying_flat). 0.01 and 0.03 read
-# the tuning sets alike.
+# on its faces alone, the face classifier's "tilted" left out (vision.face_checks.judged_lying_flat). 0.01 and 0.03
+# read the tuning sets alike.
 LYING_FLAT = 0.01
 
 

@@ -55,8 +55,9 @@ EDGE_CORE = 0.85
 WEIGHTS = Path(__file__).resolve().parent / "weights" / "locator.onnx"
 # A second locator, trained on twice the trays with more of the looks the first misses (dark dice on dark felt, pale
 # dice on a pale tray, big dice): the reader asks it only when it has found fewer dice than were thrown
-# (vision.read._with_dice_the_second_locator_finds). As the only locator it found more dice but read others worse: the
-# face and lying-flat nets learned on the crops cut where the first one puts dice (vision/training/README.md).
+# (vision.second_looks.with_dice_the_second_locator_finds). As the only locator it found more dice but read others
+# worse: the face and lying-flat nets learned on the crops cut where the first one puts dice
+# (vision/training/README.md).
 SECOND_WEIGHTS = WEIGHTS.with_name("locator_second.onnx")
 
 

@@ -267,7 +267,7 @@ def _builtin_guesses(logits: list[np.ndarray], model: DieModel, by_mean: bool = 
     """The face on each crop from its views' logits: sure only if every view gives the best face at least
     SURE_PROBABILITY, "tilted" staying below SURE_TILTED; or, by_mean (a closer look's many views), if their mean
     does, "tilted" staying below CLOSER_LOOK_TILTED. Without mind_tilt, "tilted" is left out (its probability 0):
-    for dice the lying-flat check is sure lie flat (vision.read)."""
+    for dice the lying-flat check is sure lie flat (vision.face_checks.judged_lying_flat)."""
     _check_builtin_faces(model)
     appearances = [f.appearance for f in model.faces]
     n = len(appearances)
@@ -414,7 +414,7 @@ def check_model(model: DieModel) -> None:
 
 def face_template_sets(model: DieModel) -> list[np.ndarray]:
     """Per taught face of the model (in model.faces order), its kept crops as _inner_templates: built once per
-    read (vision.read), then compared with every view of every die (look(..., templates=...))."""
+    read (vision.read_dice), then compared with every view of every die (look(..., templates=...))."""
     check_taught_model(model)
     return [_inner_templates(np.asarray(model.looks[f.appearance], np.float32)) for f in model.faces]
 
@@ -570,7 +570,7 @@ def read_faces(crops: np.ndarray, model: DieModel, net: FaceClassifier | None = 
                wide: np.ndarray | None = None) -> list[FaceGuess]:
     """The face on each (CROP_SIZE x CROP_SIZE BGR) crop, among a built-in model's faces, or None for "not a die",
     read as the reader does, the closer look on `wide`, the same dice cut at CLOSER_LOOK_MARGIN, when given (taught
-    faces also need TEMPLATE_SIZE crops: vision.read.read_tray cuts all three)."""
+    faces also need TEMPLATE_SIZE crops: vision.read_dice.read_dice cuts all three)."""
     if len(crops) == 0:
         return []
     return confirm(look(crops, 0, net), crops, model, net=net, wide=wide)

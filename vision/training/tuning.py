@@ -1,7 +1,8 @@
 """Tuning sets for the reader's rules: read one, keep what every die was read as, and compare two such records.
 
-How a rule or a bar of vision/read.py is chosen: read the tuning sets with the code before and after, compare die by
-die, and look at every die read otherwise, above all any die newly read sure and wrong. Never the benchmark's data
+How a rule or a bar of the reader (vision/read.py and the modules it calls) is chosen: read the tuning sets with the
+code before and after, compare die by die, and look at every die read otherwise, above all any die newly read sure
+and wrong. Never the benchmark's data
 (vision.bench: the test split's photos, virtual seeds 1,000,000-1,999,999): the figures that count are on data the
 rules were not chosen on.
 

@@ -1,0 +1,335 @@
+"""Checks on the faces the classifier reads (vision.recognise), each able to make a sure face unsure or to settle
+an unsure one: a die the lying-flat check is sure of, read again without the classifier's "tilted"; Excape's 6 and 7
+judged by the middle of the face alone (vision.centre_pip); and a sure face that may be one pip, or a part, of a
+bigger die (one pip of a dark 2 read as a 1, half a dark 6 read as a 3), looked at cut wider, shifted, and in the
+window the second locator reads around it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import numpy as np
+
+from vision.centre_pip import CENTRE_SIZE, face_layouts
+from vision.dice_geometry import in_square, others_side, smaller_than_the_others
+from vision.flat import LYING_FLAT
+from vision.locate import INPUT_SCALE, STRIDE, LocatedDie, Spot, located_dice, second_locator
+from vision.models import DieModel
+from vision.recognise import (
+    CLASSES,
+    CROP_MARGIN,
+    CROP_SIZE,
+    SURE_TILTED,
+    FaceCascade,
+    FaceGuess,
+    View,
+    close_rivals,
+    confirm,
+    crop_die,
+    face_probabilities,
+    softmax,
+)
+
+# A die read as a sure 1 is cut again LONE_PIP_MARGIN times its side, and is unsure when the classifier sees another
+# face of its model there at least LONE_PIP_OTHER_FACE probable (doubted_ones). Chosen on 400 trays of two black
+# dice on dark felt (seeds 3,200,000+, as at a Mex table): the 2s read as sure 1s there gave another face 0.54-0.84,
+# the 112 1s read right at most 0.29; the 227 1s of 300 virtual d6 tuning trays (seeds 2,000,250+) at most 0.11 and
+# the 250 of the train-split photos at most 0.28. Cut 1.15 (as the classifier reads) or 1.3 (the closer look) wide,
+# the wrong 1s still read as 1s. On the next 400 such trays, 2 -> 1 wrong (a big die whose other pip stays out of
+# the wider cut) and none read right lost. (With the lying-flat check retrained since, a 2 boxed as two pips, one
+# read as a sure 1, is back; its tray is refused, three dice for two.) Of those 800 trays, 3 were accepted with a 2
+# read as a 1, none now. On 1,000 virtual tuning trays of each model (seeds 2,000,250+), the
+# train-split photos and 200 trays of each hazard, no die was read otherwise; counting any face of the classifier,
+# not only the model's, a marbled d6 1 whose swirls looked like a cross (0.44) was made unsure.
+# Those figures are the full net's. The wider cut is now read as every crop is (the quick net, the full one when the
+# quick one is not near certain): on all those sets and 800 two-dice trays of black dice on felt, every die read as
+# before, for ~1.3 fewer full-net reads a train-split photo (of ~2.1 sure 1s).
+# All those figures are of the nets committed until session 14. With the nets since (trained with marbled and
+# red-pip dice), of 800 felt throws and 1,000 two-dice throws of each model, 4 were accepted with a 2 read as a 1
+# without this rule, 1 with it, and none with the two cues below as well.
+LONE_PIP_MARGIN = 1.6
+
+LONE_PIP_OTHER_FACE = 0.4
+
+# ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median) is cut that much wider at their
+# side, not its own: the locator, hardly seeing a black die's body on felt, boxed one pip of a 2 at 0.61 of the other
+# die's side, and 1.6 times that box left the 2's other pip out of view (black-pairs-on-felt throw 3,200,557, with the
+# classifier retrained on marbled and red-pip dice, the reader's since session 14). Taking the other dice's side for
+# every sure 1 lost 4 of the train-split photos' 1s (many dice close together: the wider cut took in a neighbour's
+# pips); under 0.8 of it, one (vision/training/README.md, "Landed on 2026-12-01 (session 14)").
+LONE_PIP_SMALL = 0.8
+
+# ... and it is unsure too when, cut at its own side but shifted LONE_PIP_SHIFT of it along either diagonal (four
+# views), the classifier sees another face of its model at least LONE_PIP_SHIFTED probable: a 1's single pip sits at
+# its centre, so a box centred on a corner pip of a 2 or 3 is off the die's centre by about that much, and one of
+# the shifted views then shows the whole face. Wider cuts miss that when the box is the die's size: a big black 2
+# on felt read as a sure 1 in a tray accepted (tests: big dark dice, seed 11; shifted view 0.95). On the tuning sets
+# (1,000 trays of each model, the photos, 1,000 two-dice throws of each model, 800 felt throws) the 1s gave another
+# face at most 0.76 shifted (99th percentile 0.42-0.55), the 2s read as sure 1s 0.74-0.97; but marbled 1s, their
+# swirls in view, gave up to 0.93 (6 of 900 marbled trays' 1s at 0.8 or more; at 0.9, 2).
+# The shifted views cost ~5 ms a sure 1 (the full net reads most of them), ~30% of the bench's frames, so they are cut
+# only for a 1 whose wider cut hints at another face, at least LONE_PIP_HINT: the 2s above gave 0.24-0.96 there, the
+# 1s mostly under 0.02. Against no shifted views: 800 felt throws +1 die read right; the photos, 1,000 d6 trays, 1,000
+# two-dice d6 throws and 300 trays each of marbled d6, marbled Excape and marbled d6 with red pips read as before.
+# The hint was 0.1 until session 19: a felt throw (3,330,717) was accepted with a 2 read as a 1 whose wider cut gave
+# 0.08 and a shifted view 0.95. At 0.05, of 1,045 sure 1s of the photos and 2,400 felt throws, 57 more get shifted
+# views, 2 more 2s are caught, no 1 is lost; the battery, 1,200 fresh felt throws (3,360,000+) and 300 trays each of
+# marbled d6 and marbled d6 with red pips (2,995,000+, 2,995,300+) read as before; the bench's frames as fast.
+# The bar was 0.9 until session 23: the marbled 1s that give 0.8-0.93 shifted do not hint, and the 2s read as a sure
+# 1 in felt throws that did, shifted 0.83-0.87, were let through. Logged for every sure 1 (its wider cut, its best
+# shifted view) on felt throws 3,200,000+ (800), 3,600,000+ (2,400), two-dice d6 throws 3,630,000+ (1,000), marbled d6
+# 3,620,000+ (300), 1,000 d6 tuning trays and the other train photos: at 0.8, 3 more such 2s doubted (2 of them in
+# accepted throws), no true 1 (of 2,630); at 0.6, 1 more 2 and 1 marbled 1 lost. Judged after, on fresh felt throws
+# 3,640,000+ and 3,645,000+ (2,400 each), two-dice d6 throws 3,655,000+ and Excape 3,660,000+ (1,000 each), marbled d6
+# 3,650,000+ and the held-out photos: 2 more doubted (1 in an accepted throw), no true 1 of 2,468 lost (at 0.6: 5).
+LONE_PIP_SHIFT = 0.29
+
+LONE_PIP_SHIFTED = 0.8
+
+LONE_PIP_HINT = 0.05
+
+# ... and, when still trusted and boxed smaller than the other dice (smaller_than_the_others), it is unsure when the
+# second locator (vision.locate.second_locator, which learned more dark-on-felt trays), reading a window of
+# LONE_PIP_WINDOW of its side each way around it, sees a die at least LONE_PIP_AROUND times as big holding its
+# centre that the classifier reads as another face, LONE_PIP_OTHER_FACE or more: the whole die whose pip was boxed.
+# On felt throws no rule had been chosen on (800 each from 3,240,000 and 3,250,000), the reader without it accepted 3
+# throws with a 2 read as a sure 1; with it, none, and no die fewer read right (1,514 and 1,513 of 1,600); on the felt
+# range the rules above were chosen on, 2 more dice right. The photos, 1,000 trays of each model, 1,000 two-dice
+# throws of each and 200 trays each with a cocked or stacked die read as before. The window costs ~0.3 ms, for the
+# small sure 1s only: timed alternately on the bench's 40 frames, 1-3% more (9% with every sure 1 checked).
+LONE_PIP_WINDOW = 2.0
+
+LONE_PIP_AROUND = 1.25
+
+# A sure 2, 3 or 4 boxed under PART_BOXED of the other dice's side is made unsure when the second locator, reading a
+# window around it (seen_around), sees a die LONE_PIP_AROUND times as big holding its centre that the classifier
+# reads as another face, LONE_PIP_OTHER_FACE or more: a part of a die read as a whole one (half a dark 6, one column
+# of pips boxed, is a 3; half a 4 a 2), as for a 1 (doubted_ones). Looked at on the sure dice of faces 1-4 boxed
+# under 0.95 of the others' side of 1,000 d6 tuning trays (2,000,250+), 1,000 fresh ones (2,970,000+), 1,200 felt
+# throws (3,330,000+) and the train split's photos: of 2,367 read right, none gave another face there; of 12 read
+# wrong, 5 did (0.86-0.97), all under 0.9 of the others' side. The bar was 0.9 at first; a felt throw of 3,360,000+
+# was accepted with a black 4 boxed at 0.91 of the other die's side read as a 2 (its surroundings: a 4 at 0.91), so it
+# is 0.95: the battery and fresh ranges (felt 3,370,000+, d6 2,996,000+, Excape 2,997,000+) read as at 0.9. Only the
+# faces a part of a bigger face can show are looked at (PART_FACES): no part of a d6 or Excape face shows five or six
+# pips (a 7's middle pips lie between its corners), and an Excape 6 boxed small, whose surroundings read as a 7, was
+# made unsure when they were.
+PART_FACES = frozenset({"pips:2", "pips:3", "pips:4"})
+
+PART_BOXED = 0.95
+
+# Excape's 6 and 7 differ only by the pip in the middle, and the classifier, which sees the whole face, is at its
+# weakest between them (a marbled 6's swirl in the middle read as a pip: unclear, or a sure 7). A die read as either
+# is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
+# sure face it contradicts is made unsure, and a die the classifier left unsure between the two, its first read at
+# least MIDDLE_PAIR_SURE on the pair, is read as the face the middle shows. A die read as a sure 7 that clearly shows
+# a 5's layout instead (the corner and middle pips, no side pips: vision.centre_pip.face_layouts) is made unsure: a
+# marbled 5 whose swirls the classifier took for side pips was read as a sure 7 in an accepted tray (fresh Excape
+# tray 3,500,451). Of 797 dice read as a sure 7 on Excape trays (2,000,250+, 3,480,000+, 3,490,000+ and 3,500,000+,
+# 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 2 true 7s whose side
+# positions also looked like body showed no clear layout (their corners unlike, 1.16 and 1.38 apart).
+MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
+
+MIDDLE_PAIR_SURE = 0.9
+
+
+def cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN, size: int = CROP_SIZE
+         ) -> np.ndarray:
+    """The located dice's crops, upright (vision.recognise.crop_die), cut `margin` times their side at `size` pixels:
+    by default as the face classifier reads them."""
+    return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], size=size, margin=margin) for c in located])
+
+
+def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: View, final: list[FaceGuess],
+                             model: DieModel) -> list[FaceGuess]:
+    """The final guesses of a model whose faces include a 6 and a 7 (Excape), each die read as either judged again
+    by the pip in its middle (vision.centre_pip), where the crop shows it clearly: a sure face it contradicts made
+    unsure, and a die the classifier left unsure between the two (MIDDLE_PAIR_SURE of its first read on the pair,
+    "tilted" under SURE_TILTED) read as the face it shows, sure; a sure 7 showing a 5's layout made unsure. A crop
+    for each 6 and 7 only."""
+    if not close_rivals(model) >= MIDDLE_PIP_PAIR:
+        return final
+    faces = [f.appearance for f in model.faces]
+    probabilities = face_probabilities(first.logits, model)
+    pair = probabilities[:, [faces.index(a) for a in sorted(MIDDLE_PIP_PAIR)]].sum(axis=1)
+    tilted = probabilities[:, len(faces)]
+    picked = [k for k, guess in enumerate(final) if guess.appearance in MIDDLE_PIP_PAIR and not guess.tilted and (
+        guess.sure or (pair[k] >= MIDDLE_PAIR_SURE and tilted[k] < SURE_TILTED))]
+    if not picked:
+        return final
+    layouts = face_layouts(cut(work, [located[k] for k in picked], size=CENTRE_SIZE))
+    judged = list(final)
+    for k, (middle, five) in zip(picked, layouts, strict=True):
+        if five and final[k].sure and final[k].appearance == "pips:7":
+            judged[k] = replace(final[k], sure=False)
+            continue
+        if middle is None:
+            continue
+        face = "pips:7" if middle else "pips:6"
+        if final[k].sure and final[k].appearance != face:
+            judged[k] = replace(final[k], sure=False)
+        elif not final[k].sure:
+            judged[k] = FaceGuess(face, float(pair[k]), True)
+    return judged
+
+
+def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,
+                       wide: np.ndarray, model: DieModel, net: FaceCascade) -> list[FaceGuess]:
+    """The final guesses, with each die the usual reads left unsure but the lying-flat check is sure lies flat
+    (LYING_FLAT) judged again on its faces alone, the face classifier's "tilted" left out: it keeps the new guess
+    only if that is a sure face.
+
+    The classifier sees a die alone, and calls some flat dice seen in perspective near the frame's edge "tilted"
+    (their sides show); the lying-flat check knows where a die lies (vision.flat). On 1,000 virtual tuning trays of
+    each model (seeds 2,000,250+) it read 20 more of 4,559 d6 dice and 8 more of 2,000 Excape dice right, none
+    wrong, and 4 more of 1,948 dice on 600 trays with a cocked die (none of them the cocked one); the held-out and
+    other train-split photos read as before, and no more trays with a cocked, blurred or stacked die were accepted.
+    A die resting flat on another is flat to the check too: 15 more of the stacked pairs' dice (of 300, 150 tuning
+    trays) read as a sure face, each the face one die of its pair shows (in the ten looked at, the upper die's).
+    Their trays are still refused: the dice found are one fewer than those rolled (`expect`; the table always knows
+    it), or the lower die, found too, overlaps the upper one."""
+    again = [k for k, (guess, lean) in enumerate(zip(final, leaning, strict=True))
+             if not guess.sure and guess.appearance is not None and lean < LYING_FLAT]
+    if not again:
+        return final
+    regarded = confirm(first.take(again), crops[again], model, net=net, wide=wide[again], mind_tilt=False)
+    judged = list(final)
+    for k, guess in zip(again, regarded, strict=True):
+        if guess.sure and guess.appearance is not None:
+            judged[k] = guess
+    return judged
+
+
+def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
+                  net: FaceCascade) -> list[FaceGuess]:
+    """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
+    dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
+    there (LONE_PIP_OTHER_FACE), or, when it hints at one there (LONE_PIP_HINT), in one of four views shifted towards
+    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3), or, boxed smaller than the others or
+    doubted by the wider cut, in the bigger die the second locator sees around it (seen_around).
+
+    One pip of a dark die with more, boxed on its own, looks like a 1: a black 2 on dark felt, whose body the
+    locator hardly sees, was read as a sure 1 on 4 of 800 dice of two-dice trays, a Mexx that was never thrown
+    (seeds 3,200,000+). Cut wider around it, the other pip comes into view.
+
+    A sure 1 boxed at least as big as the other dice (their median side) is not made unsure by the wider cut alone,
+    only when a shifted view (LONE_PIP_SHIFTED) or the second locator's view around it (seen_around) sees another
+    face too. A pip boxed alone is mostly boxed smaller than its die, or off its centre, where a shifted view sees
+    the whole face; a true 1 boxed at its die's size may read, cut 1.6 times wider, as another face: its neighbours'
+    pips in view, or the die small in the wide cut. Looked at on the train split's photos and felt throws (seeds
+    3,200,000+, 3,310,000+, 3,320,000+, 3,330,000+): of the true 1s the wider cut doubted, 3 of 7 were boxed at the
+    others' size or more (2 photo dice, one a purple 1 with no die within a side of it, and a felt 1), with shifted
+    views at most 0.36 and no die seen around them; of the 2s read as sure 1s that the wider cut caught, 3 were
+    boxed that big, two caught by a shifted view (0.97) and one (0.87) by the whole die seen around it (0.97).
+
+    located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
+    ones = [k for k, guess in enumerate(final) if guess.sure and guess.appearance == "pips:1"]
+    if not ones or all(f.appearance == "pips:1" for f in model.faces):
+        return final
+    seen = [_at_least_the_others_size(located, k) for k in ones]
+    wider = other_face_probability(net, cut(work, seen, LONE_PIP_MARGIN), model, "pips:1")
+    # A 1 boxed at least the other dice's size shows, cut wider, the neighbours' pips when dice lie close: there
+    # the wider cut alone is no proof, a shifted view or the second locator's must see another face too.
+    small = {k for k in ones if smaller_than_the_others(located, k)}
+    doubted = {k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_OTHER_FACE and k in small}
+    hinted = [k for k, p in zip(ones, wider, strict=True) if p >= LONE_PIP_HINT and k not in doubted]
+    if hinted:
+        shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
+        off_centre = other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
+        doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
+    # The second locator's view around each 1 still trusted, boxed small or doubted by the wider cut: a bigger die it
+    # sees there, read as another face.
+    doubted |= _seen_as_another_face_around(work, located, final, [
+        k for k, p in zip(ones, wider, strict=True) if k not in doubted and (k in small or p >= LONE_PIP_OTHER_FACE)],
+        model, net)
+    return made_unsure(final, doubted)
+
+
+def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
+                   net: FaceCascade) -> list[FaceGuess]:
+    """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
+    1s are doubted_ones's) and boxed under PART_BOXED of the other dice's side made unsure when the second locator
+    sees a bigger die around it that the classifier reads as another face (seen_around, LONE_PIP_OTHER_FACE): a
+    part of a die read as a whole one.
+
+    located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
+    small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
+             and (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
+    return made_unsure(final, _seen_as_another_face_around(work, located, final, small, model, net))
+
+
+def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
+                                 picked: list[int], model: DieModel, net: FaceCascade) -> set[int]:
+    """Of the dice `picked` (indices into `final` and `located`), those inside a bigger die the second locator sees
+    around them (seen_around) that the classifier reads as another face than theirs, LONE_PIP_OTHER_FACE or more:
+    one pip, or a part of a die, boxed as a die."""
+    around = [(k, die) for k in picked for die in seen_around(work, located[k])]
+    if not around:
+        return set()
+    seen = other_face_probability(net, cut(work, [die for _, die in around]), model,
+                                   [final[k].appearance for k, _ in around])
+    return {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
+
+
+def made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:
+    """The final guesses, those at the indices `doubted` no longer sure."""
+    return [replace(guess, sure=False) if k in doubted else guess for k, guess in enumerate(final)]
+
+
+def other_face_probability(net: FaceCascade, crops: np.ndarray, model: DieModel, faces: str | list[str]
+                            ) -> np.ndarray:
+    """(N,) for each crop, the probability the classifier gives the most probable face of the model other than the
+    face it was read as (`faces`: one appearance for every crop, or one a crop); 0 where the model has no other."""
+    probabilities = softmax(net.run(crops))
+    read_as = [faces] * len(crops) if isinstance(faces, str) else faces
+    return np.array([max((row[CLASSES.index(f.appearance)] for f in model.faces if f.appearance != face), default=0.0)
+                     for row, face in zip(probabilities, read_as, strict=True)], np.float32)
+
+
+def seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
+    """The dice the second locator sees around a die (second_look_around) that are bigger than it (LONE_PIP_AROUND)
+    and hold its centre: where a pip boxed alone is one of a bigger die's pips, the die as a whole.
+
+    Only the spots that can pass are turned square (a crop and two filters each): a die's square, whatever its turn,
+    lies inside its spot's upright box and is no bigger, so a spot smaller than LONE_PIP_AROUND of the die, or whose
+    box leaves out the die's centre, never gives such a die."""
+    (cx, cy), smallest = die.rect[0], LONE_PIP_AROUND * die.side
+
+    def may_hold_it(spot: Spot) -> bool:
+        half = spot.box_side / 2
+        return spot.box_side >= smallest and abs(spot.centre[0] - cx) <= half and abs(spot.centre[1] - cy) <= half
+
+    return [d for d in second_look_around(work, die, may_hold_it) if d.side >= smallest and
+            in_square(die.rect[0], d.rect)]
+
+
+def second_look_around(work: np.ndarray, die: LocatedDie, wanted: Callable[[Spot], bool] | None = None
+                        ) -> list[LocatedDie]:
+    """Every die the second locator sees in a window around a die (only those whose spot `wanted` accepts, when
+    given): LONE_PIP_WINDOW of its side each way (at least the locator's two cells), read alone (the locator learned
+    on windows of frames, each standardised alone), ~0.3 ms."""
+    h, w = work.shape[:2]
+    (cx, cy), reach = die.rect[0], max(LONE_PIP_WINDOW * die.side, 2 * STRIDE / INPUT_SCALE)
+    x0, y0 = max(0, round(cx - reach)), max(0, round(cy - reach))
+    x1, y1 = min(w, round(cx + reach)), min(h, round(cy + reach))
+    spots = [Spot((s.centre[0] + x0, s.centre[1] + y0), s.box_side, s.probability)
+             for s in second_locator().spots(work[y0:y1, x0:x1])]
+    return located_dice(work, [s for s in spots if wanted is None or wanted(s)])
+
+
+def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
+    """Four crops of the die as the classifier reads it, each moved LONE_PIP_SHIFT of its side along one diagonal
+    of the die's face: one crop cut that much wider, upright, then its four corner windows."""
+    shift = round(LONE_PIP_SHIFT * CROP_SIZE / CROP_MARGIN)          # crop pixels
+    size = CROP_SIZE + 2 * shift
+    upright = crop_die(work, die.rect[0], die.side, die.rect[2], size=size, margin=CROP_MARGIN * size / CROP_SIZE)
+    return np.stack([upright[y:y + CROP_SIZE, x:x + CROP_SIZE] for y in (0, 2 * shift) for x in (0, 2 * shift)])
+
+
+def _at_least_the_others_size(located: list[LocatedDie], k: int) -> LocatedDie:
+    """located[k], its side raised to the median side of the other dice (those the locator sees clearly) when it is
+    under LONE_PIP_SMALL of that: a box that small may hold one pip of a bigger die."""
+    die, usual = located[k], others_side(located, k)
+    if usual is None or die.side >= LONE_PIP_SMALL * usual:
+        return die
+    return replace(die, rect=(die.rect[0], (usual, usual), die.rect[2]))

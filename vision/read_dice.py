@@ -1,0 +1,149 @@
+"""Reading located dice: each die's crop read by the classifier and confirmed (vision.recognise), its face checked
+(vision.face_checks), its blur and its lean measured (vision.blur, vision.flat); and the verdict on each die read:
+sure, or why not (cut by the frame's edge, stacked, blurred, cocked, unclear)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
+from vision.dice_geometry import STACKED_SIZE_RATIO
+from vision.face_checks import cut, doubted_ones, doubted_parts, judged_lying_flat, made_unsure, with_middle_pips_judged
+from vision.flat import NOT_FLAT, not_flat
+from vision.locate import LocatedDie
+from vision.models import DieModel
+from vision.recognise import (
+    CLOSER_LOOK_MARGIN,
+    TEMPLATE_SIZE,
+    FaceGuess,
+    confirm,
+    crop_die,
+    face_net_for,
+    face_template_sets,
+    guesses,
+    look,
+    square_up_many,
+)
+
+CUT_NOT_A_DIE = 0.97        # a die at the frame edge is kept as a cut die unless "none" is at least this probable
+
+TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked
+
+# A die read as a sure X (Excape's cross) below CROSS_SURE is unsure: blur and a hand make strokes, and on fresh hazard
+# trays (seeds 3,003,600+ and 3,004,700+, 200 each) a smeared white 2, its two pips two streaks, was read as an X at
+# p 0.78 and half of a 6 under a hand at 0.76, each in a throw accepted. Of 842 flat X dice read sure on the tuning
+# sets (1,000 Excape trays, 1,000 two-dice throws, 300 marbled trays, the hazard trays' other dice), one was below
+# 0.8 (0.77); of the hazard dice read as a sure X, 7 of 21 were (0.66-0.79).
+CROSS_SURE = 0.8
+
+# ... and a die read as an X whose symbol's edges do not run every way (vision.blur.symbol_isotropy under
+# CROSS_ISOTROPY) is called blurred: an X's two strokes cross at right angles, a smear runs one way. On a fresh range
+# of trays with a blurred die (3,010,000+, 200) three were accepted with the smeared die read as an X at p 0.87-0.93.
+# The bar was first on the die's whole-crop isotropy (the blur check's, outline and sides included, 0.65); on 2,000
+# Excape tuning trays (2,993,000+, 2,999,000+) it called 4 of 775 flat X dice read at p 0.8 or more blurred
+# (0.60-0.65: an X die's sides seen in perspective run one way). Judged on the symbol, those 775 dice are at 0.678 or
+# more, and the 31 smeared dice read as an X at p 0.6 or more on 1,000 blurred trays (3,003,000+, 3,010,000+,
+# 3,010,200+) at 0.417 or less (the whole crop: 0.602 and 0.576): the bar sits between.
+CROSS_ISOTROPY = 0.55
+
+
+@dataclass(frozen=True)
+class ReadDie:
+    """A located die as read: where the locator put it, the face the classifier settled on, and the measures the
+    verdict on it weighs (doubt)."""
+
+    candidate: LocatedDie
+    guess: FaceGuess
+    sharpness: float        # of its edges (vision.blur.edge_measures), to compare with the other dice's
+    isotropy: float         # how evenly its edges run every way (vision.blur): a smear runs one way
+    not_flat: float = 0.0   # the lying-flat check's probability that the die is cocked (vision.flat)
+    symbol_isotropy: float = 1.0    # of a die read as an X only (vision.blur.symbol_isotropy; CROSS_ISOTROPY)
+
+
+def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
+    c = die.candidate
+    if c.touches_edge:
+        return "cut by the frame edge"
+    if c.side > STACKED_SIZE_RATIO * median_side or overlaps_another:
+        return "stacked"
+    # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
+    # looks tilted to the net, and "blurred" tells the players what to do (let the dice settle, mind the light).
+    if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6), die.sharpness) or (
+            die.guess.appearance == "symbol:cross" and die.symbol_isotropy < CROSS_ISOTROPY):
+        return "blurred"
+    if die.guess.tilted or die.not_flat >= NOT_FLAT:
+        # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
+        return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
+    if not die.guess.sure:
+        return "unclear"
+    return None
+
+
+def counts_as_die(die: ReadDie) -> bool:
+    """A die is what the classifier calls a face; at the frame edge also what it merely doubts is a die (half a
+    die outside the frame looks like little else, and must be reported, not dropped). A faint die (vision.locate:
+    a spot the locator hardly sees) only when read as a sure face, whole inside the frame."""
+    if die.candidate.faint:
+        return die.guess.appearance is not None and die.guess.sure and not die.candidate.touches_edge
+    if die.guess.appearance is not None:
+        return True
+    return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
+
+
+def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
+               beside: list[LocatedDie] | None = None) -> list[ReadDie]:
+    """Read every located die once, keep those the classifier takes for dice, then confirm their faces
+    (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look, cut
+    wider, at those still undecided). beside: dice already read, not read again, that the checks comparing a die with
+    the others see too (a lone pip boxed smaller than the other dice: doubted_ones)."""
+    if not located:
+        return []
+    crops = cut(work, located)
+    if model.taught:
+        turns = square_up_many(work, [c.rect[0] for c in located], [c.side for c in located],
+                               [c.rect[2] for c in located])
+        detail = np.stack([crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE)
+                           for c, turn in zip(located, turns, strict=True)])
+        templates = face_template_sets(model)       # built once for the whole frame
+    else:
+        detail = templates = None
+    net = face_net_for(model)
+    first = look(crops, net=net, detail=detail, templates=templates)
+    read = [ReadDie(c, g, 0.0, 1.0) for c, g in zip(located, guesses([first], model), strict=True)]
+    kept = [i for i, d in enumerate(read) if counts_as_die(d)]
+    if not kept:
+        return []
+    located_kept = [located[i] for i in kept]
+    # The kept dice cut wider, their whole outline in view: for the closer look, and to judge blur by.
+    wide = cut(work, located_kept, CLOSER_LOOK_MARGIN)
+    first_kept, crops_kept = first.take(kept), crops[kept]
+    final = confirm(first_kept, crops_kept, model, detail=None if detail is None else detail[kept],
+                    templates=templates, net=net, wide=wide)
+    sharpness, isotropy = edge_measures(wide)
+    leaning = not_flat(work, located_kept)
+    if not model.taught:
+        compared = [*located_kept, *(beside or [])]
+        final = doubted_ones(work, compared,
+                              judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
+        final = doubted_parts(work, compared, final, model, net)
+        final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
+                                     guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
+        final = with_middle_pips_judged(work, located_kept, first_kept, final, model)
+    dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
+            in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
+    return with_symbols_judged(work, [d for d in dice if counts_as_die(d)])
+
+
+def with_symbols_judged(work: np.ndarray, dice: list[ReadDie]) -> list[ReadDie]:
+    """The dice, each read as an X with the isotropy of its symbol's edges (CROSS_ISOTROPY), cut for it at
+    SYMBOL_SIZE: a crop and its edge filters for each X only."""
+    crosses = [k for k, d in enumerate(dice) if d.guess.appearance == "symbol:cross"]
+    if not crosses:
+        return dice
+    crops = cut(work, [dice[k].candidate for k in crosses], CLOSER_LOOK_MARGIN, SYMBOL_SIZE)
+    judged = list(dice)
+    for k, value in zip(crosses, symbol_isotropy(crops), strict=True):
+        judged[k] = replace(dice[k], symbol_isotropy=float(value))
+    return judged

@@ -1,0 +1,253 @@
+"""Second looks by the second locator (vision.locate.second_locator, which learned more of the looks the first one
+misses: dark dice on dark felt, pale dice on a pale tray): a die left unsure boxed again, two overlapping boxes seen
+as the one die they cut in two, and dice found where none was read (a throw short of dice, a frame read with no
+count, a dark frame with its shadows lifted)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import cv2
+import numpy as np
+
+from vision.dice_geometry import STACKED_SIZE_RATIO, clear_side, in_square, others_side, overlapping_pairs, rect_overlap
+from vision.face_checks import LONE_PIP_SMALL, second_look_around
+from vision.locate import LocatedDie, find_dice, second_locator
+from vision.models import DieModel
+from vision.read_dice import ReadDie, read_dice
+
+# A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
+# frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
+# that neither locator sees in the frame as it is, shows its outline there. Read in the frame as it is.
+SHADOWS_LIFTED = 0.35
+
+# With no count of the dice thrown, a dark frame (its median grey level, 0-255, under DARK_FRAME: a dark tray) is
+# looked over by the second locator with its shadows lifted instead of as it is. Of the 14 dice missed on 2,000
+# fresh d6 tuning trays read with no count (2,992,000+, 2,996,000+), every one lay on a frame of median grey 25-65,
+# and the second locator saw 10 in the frame lifted, all read right. Instead of, not as well as: the same gains (+3,
+# +3), and it costs no more (two fifths of the bench's frames are that dark). The battery's d6 and Excape trays +1
+# each; Excape 2,993,000+ and 2,997,000+, the photos and the marbled sets as before; of 200 trays of each hazard
+# read with no count, one die fewer found (a 2 beside a cocked die, 3,000,192) and nothing else otherwise.
+DARK_FRAME = 80
+
+# A die the classifier leaves unsure is boxed again by the second locator (with_unclear_dice_boxed_again); a box is
+# a second opinion when its centre is REBOX_SHIFT of the die's side away or more, or its side REBOX_SCALE times bigger
+# or smaller, and it is kept when it reads as a sure face overlapping no other die beyond REBOXED_OVERLAP, at
+# REBOXED_SURE or more, in a box no smaller than REBOXED_SMALLEST of the other dice's side (why those two: the
+# function's docstring).
+# Chosen on 600 virtual d6 trays from seed 2,700,000 (2,668 dice): 2,647 -> 2,656 read right, none wrong (with every
+# box a second opinion: 2,659 and one tray accepted with a die read wrong; boxed again by the first locator: 2,653).
+REBOX_SHIFT = 0.15
+
+REBOX_SCALE = 1.2
+
+REBOXED_OVERLAP = 0.1
+
+# A die the second locator finds where none was read, with no count of the dice thrown or only in the frame with its
+# shadows lifted, may overlap the dice read up to FOUND_OVERLAP (below OVERLAP_FRACTION, which calls two dice stacked):
+# dice touching in a cluster, their sides seen in perspective, overlap 0.11-0.15 (three train-split photo dice missed
+# at REBOXED_OVERLAP, found and read right at this bar; no other tuning set, fresh range or hazard tray read without a
+# count read otherwise: vision/training/README.md, session 19).
+FOUND_OVERLAP = 0.2
+
+REBOXED_SURE = 0.8
+
+REBOXED_SMALLEST = LONE_PIP_SMALL   # of the other dice's side: a box smaller may hold a part of a die, as a lone pip's
+
+
+def with_unclear_dice_boxed_again(work: np.ndarray, dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
+    """The dice read, each die the classifier left unsure (unclear, or seen tilted) replaced by the same die boxed
+    again by the second locator, when that box differs from the first (_boxed_otherwise), reads as a sure face whole
+    inside the frame, and overlaps no other die beyond REBOXED_OVERLAP.
+
+    A die whose box sits off it (around the pip of a dark 2 on dark felt, on half a green 2 beside a yellow die) or
+    is much too small or big for it shows the classifier part of a face, or a face and the tray: it is left unclear,
+    and the throw re-rolled, where the die lies in plain view. The second locator, which learned twice the trays
+    (more dark-on-felt and pale-on-pale ones), reading a window around the die (second_look_around), boxes many of
+    them whole. A box like the first is no second opinion, only the same crop a little moved: read again, on a
+    range of trays where every such box counted, one die more in 2,668 was read sure and wrong.
+
+    A new box smaller than REBOXED_SMALLEST of the other dice's side may hold a part of a die, not a die: on a
+    tuning tray of a stacked pair (3,001,158), the corner of the lower die, a 5 hidden but for a pip, boxed so, was
+    read as a sure 1 (0.61 of the others' side; the dice boxed right on the tuning trays were 0.83-1.19). So a die
+    with no other dice clearly seen beside it, nothing to size it by, is not boxed again. And a die boxed again is
+    a second chance at a die already left unsure, so its face must be read at REBOXED_SURE or more, not at the usual
+    sure bar: on the tuning trays, a blurred 4 boxed again read as a 1 at 0.61, a 5 half under a hand as a 3 at 0.62
+    (each in a tray then accepted), where the dice boxed again and read right were read at 0.84-0.99 but for one
+    (0.64, a black 2 on felt).
+
+    The new box goes through every check a die does (the lying-flat check, a lone pip read as a 1, the overlap of
+    stacked dice), so a die cocked, stacked or cut stays unsure. Its cost: ~0.3 ms and a read, for the unsure dice
+    only."""
+    unsure = [k for k, d in enumerate(dice) if not d.guess.sure and not d.candidate.faint
+              and not d.candidate.touches_edge]
+    if not unsure:
+        return dice
+    kept = list(dice)
+    for k in unsure:
+        die, usual = dice[k].candidate, others_side([d.candidate for d in kept], k)
+        if usual is None:
+            continue
+        others = [d.candidate for j, d in enumerate(kept) if j != k]
+        boxes = [c for c in second_look_around(work, die) if _boxed_otherwise(c, die) and
+                 c.side >= REBOXED_SMALLEST * usual]
+        best = _best_read_again(work, boxes, model, others)
+        if best is not None:
+            kept[k] = best
+    return kept
+
+
+def with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
+    """The dice read, each two that overlap as stacked dice do (OVERLAP_FRACTION) replaced by one die, when the
+    second locator, reading a window around the bigger one (second_look_around), boxes a die that holds both their
+    centres, is no smaller than REBOXED_SMALLEST and no bigger than STACKED_SIZE_RATIO of the other dice's side, and
+    reads as a sure face at REBOXED_SURE or more, whole inside the frame, overlapping no other die beyond
+    REBOXED_OVERLAP.
+
+    A dark die on dark felt, or a marbled one, is often boxed twice by the locator, each box on a part of it (two
+    pips of a 2, the two halves of a 6), and the two boxes, overlapping, were called a stacked pair: on d6 and Excape
+    tuning trays 2,800,000+ and 2,810,000+, 5 of the 14 dice not read right but found. The whole die is no pair. A
+    stacked pair is: the box holding both is as big as two dice (STACKED_SIZE_RATIO), or reads as no sure face.
+    Chosen there (+3 and +2 dice read right); then judged on the battery (black pairs on felt +4, two-dice throws +1
+    each; the photos and 200 trays of each hazard read as before, stacked ones too) and on fresh ranges (d6
+    2,950,000+ +1, Excape 2,960,000+ +2, felt throws 3,290,000+ +4; no die newly read wrong anywhere). It costs a
+    window and a read for each overlapping pair only."""
+    pairs = overlapping_pairs([d.candidate for d in dice])
+    kept = list(dice)
+    gone: set[int] = set()
+    for i, j in pairs:
+        if i in gone or j in gone:
+            continue
+        a, b = dice[i].candidate, dice[j].candidate
+        rest = [d.candidate for k, d in enumerate(kept) if k not in (i, j) and k not in gone]
+        usual = clear_side(rest)
+        if usual is None:
+            continue
+        bigger = a if a.side >= b.side else b
+        boxes = [c for c in second_look_around(work, bigger) if in_square(a.rect[0], c.rect) and
+                 in_square(b.rect[0], c.rect) and c.side >= REBOXED_SMALLEST * usual and
+                 c.side <= STACKED_SIZE_RATIO * usual]
+        best = _best_read_again(work, boxes, model, rest)
+        if best is not None:
+            kept[i] = best
+            gone.add(j)
+    return [d for k, d in enumerate(kept) if k not in gone]
+
+
+def _best_read_again(work: np.ndarray, boxes: list[LocatedDie], model: DieModel, others: list[LocatedDie]
+                     ) -> ReadDie | None:
+    """Of a die's boxes from a second look, the one the locator is surest of among those that read as a sure face
+    at REBOXED_SURE or more, whole inside the frame, overlapping none of the `others` beyond REBOXED_OVERLAP (read
+    beside them: the checks comparing a die with the others see them); None when there is none."""
+    found = [d for d in read_dice(work, boxes, model, beside=others) if
+             d.guess.sure and d.guess.confidence >= REBOXED_SURE and d.guess.appearance is not None and
+             not d.candidate.touches_edge and all(rect_overlap(d.candidate, o) <= REBOXED_OVERLAP for o in others)]
+    return max(found, key=lambda d: d.candidate.probability) if found else None
+
+
+def _boxed_otherwise(box: LocatedDie, die: LocatedDie) -> bool:
+    """Whether a second box is the same die boxed otherwise: each holds the other's centre, and its centre is
+    REBOX_SHIFT of the first box's side away or more, or its side is REBOX_SCALE times bigger or smaller."""
+    if not (in_square(die.rect[0], box.rect) and in_square(box.rect[0], die.rect)):
+        return False
+    offset = np.hypot(box.rect[0][0] - die.rect[0][0], box.rect[0][1] - die.rect[0][1])
+    return offset >= REBOX_SHIFT * die.side or not 1 / REBOX_SCALE < box.side / die.side < REBOX_SCALE
+
+
+def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, int, int] | None, dice: list[ReadDie],
+                                        model: DieModel, count_known: bool = True, shadows_lifted: bool = False
+                                        ) -> list[ReadDie]:
+    """The dice read, with each die the second locator (vision.locate.second_locator) finds where none was read,
+    when it reads as a sure face inside the frame and overlaps no die read: asked when fewer dice were found than
+    were thrown, so a throw read whole reads as before, and for every frame whose dice thrown are not known
+    (count_known False: `dice-companion read` without --expect), where a die missed cannot be told from a die not
+    thrown.
+
+    Without a count, a die it finds must pass the bars of a die boxed again (with_unclear_dice_boxed_again): a side
+    at least REBOXED_SMALLEST of the dice read sure (a frame with none is not looked at again), its face read at
+    REBOXED_SURE or more, and an overlap with the dice read of FOUND_OVERLAP at most (with a count, none; at
+    REBOXED_OVERLAP, a real die touching another was found on the train split's photos, +1 of 1,172, and no hazard
+    tray read with no count otherwise; at FOUND_OVERLAP, 3 more). Its first finds (d6 tuning trays 2,800,000+,
+    1,000, read with no count): 4,436 -> 4,445 of 4,462 dice right, nearly all of them dark 1s and 2s on dark felt
+    that the locator gives no peak; no die newly read wrong there, on the battery's count-less sets (d6, Excape,
+    marbled, photos: +3, +1, +1, 0) or on its hazard trays read with no count; on fresh ranges (d6 2,900,000+,
+    Excape 2,910,000+) 4,372 -> 4,380 of 4,401 and 1,990 -> 1,992 of 2,000. It costs a count-less frame the second
+    locator's run, ~1.5-2 ms (the table always knows the count), on dark frames and where the locator's map peaked
+    beyond the dice read (_read_frame).
+
+    Where none was read: its centre in no kept die's square, and no kept die's centre in its square (a spot the
+    first look dropped, a pip it took for no die, does not count: that is where a dark die on felt is missed). The
+    new dice are read beside the dice kept (not read again), so that the checks that compare a die with the others
+    (a lone pip boxed small and read as a 1: doubted_ones) see them: read alone, one pip of a black 2 boxed by the
+    second locator stood as a sure 1 (hazard tuning tray 3,000,192).
+
+    Read expecting the dice thrown (in brackets: the reader before the second locator and its view around a small 1,
+    LONE_PIP_AROUND): of 800 throws of two black dice on felt (seeds 3,200,000+), 1,515 (1,471) of 1,600 dice right
+    and 722 (686) throws accepted, none with a die read wrong (from 3,210,000: 1,523 (1,480), 728 (692), one wrong
+    both ways, a 4 read as a 2); of 1,000 two-dice throws of each model (3,220,000+, 3,230,000+), d6 1,994 (1,990)
+    and Excape 1,993 (1,989) of 2,000 right; 1,000 tuning trays of each model (2,000,250+) 4,545 (4,542) of 4,559
+    and 1,992 (1,991) of 2,000, a fresh range (2,200,000+) 4,498 (4,497) of 4,517 and 1,991 (1,990) of 2,000; the
+    train split's photos as before; no tray with a cocked, stacked, cut or blurred die accepted (200 each), as
+    before. Of 200 trays with a hand in them, 2 more dice were read sure and wrong, both partly under the hand (a 6
+    showing three pips), neither in a tray accepted; at the table the motion tracker holds back a tray a hand rests
+    in (vision.motion).
+
+    shadows_lifted: look in the frame with its dark tones spread apart (SHADOWS_LIFTED), for a throw still short of
+    dice after the look in the frame as it is, and instead of that look for a dark frame read with no count
+    (DARK_FRAME); the dice found are read in the frame as it is, and must clear the bars of a die boxed again, as
+    without a count. Chosen on 800 felt throws (seeds 3,310,000+: of 41 dice both looks missed, 27 were seen lifted,
+    25 of them read right, none wrong); on the battery, felt throws (3,200,000+) 1,543 -> 1,556 of 1,600 dice right
+    and 749 -> 762 throws accepted, every other set die for die as before (without the bars, a hand tray was
+    accepted with the pip of a half-hidden 2 read as a 1); on 1,200 fresh felt throws (3,340,000+) 2,301 -> 2,319 of
+    2,400 and 1,112 -> 1,130 accepted, none wrong; 200 fresh trays of each hazard as before but one die more found
+    on the cocked trays. It costs only throws still short, ~1.5 ms.
+
+    Its cost: the second locator's run over the whole frame, and a read of each die it finds where none was read."""
+    # A die found with no count, or only in the frame with its shadows lifted, must clear a die boxed again's bars.
+    boxed_again_bars = not count_known or shadows_lifted
+    usual = clear_side([d.candidate for d in dice if d.guess.sure]) if boxed_again_bars else None
+    if boxed_again_bars and usual is None:
+        return dice
+    kept_candidates = [d.candidate for d in dice]
+    seen_in = _with_shadows_lifted(work) if shadows_lifted else work
+    new = [c for c in find_dice(seen_in, tray, faint=None, net=second_locator(),
+                                wanted=lambda centre: not any(in_square(centre, k.rect) for k in kept_candidates))
+           if not any(in_square(k.rect[0], c.rect) for k in kept_candidates)]
+    # A spot inside a bigger one of the second locator's is a part of that die (a pip): the bigger one is the die.
+    new = [c for c in new if not any(o.side > c.side and in_square(c.rect[0], o.rect) for o in new)]
+    if usual is not None:
+        new = [c for c in new if c.side >= REBOXED_SMALLEST * usual]
+    if not new:
+        return dice
+    found = sorted((d for d in read_dice(work, new, model, beside=kept_candidates) if
+                    d.guess.sure and d.guess.appearance is not None and not d.candidate.touches_edge and
+                    (usual is None or d.guess.confidence >= REBOXED_SURE)),
+                   key=lambda d: -d.candidate.probability)
+    # With no count, a die joins touching its neighbours (a little overlap, FOUND_OVERLAP) but no more.
+    overlap = 0.0 if usual is None else FOUND_OVERLAP
+    kept = list(dice)
+    for die in found:
+        if all(rect_overlap(die.candidate, k.candidate) <= overlap for k in kept):
+            kept.append(die)
+    return kept
+
+
+@cache
+def _shadows_lift_table() -> np.ndarray:
+    """The byte table of SHADOWS_LIFTED (cv2.LUT), made once."""
+    return np.round(255.0 * (np.arange(256) / 255.0) ** SHADOWS_LIFTED).astype(np.uint8)
+
+
+def is_dark(work: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> bool:
+    """Whether a work frame, inside the tray region if given, is dark (DARK_FRAME), judged on every 4th pixel of
+    every 4th row."""
+    if tray is not None:
+        x, y, w, h = tray
+        work = work[y:y + h, x:x + w]
+    return float(np.median(cv2.cvtColor(work[::4, ::4], cv2.COLOR_BGR2GRAY))) < DARK_FRAME
+
+
+def _with_shadows_lifted(work: np.ndarray) -> np.ndarray:
+    """The work frame with its dark tones spread apart (SHADOWS_LIFTED), for the second locator's look at dark
+    dice."""
+    return cv2.LUT(work, _shadows_lift_table())

@@ -49,7 +49,6 @@ from vision.recognise import (
 # red-pip dice), of 800 felt throws and 1,000 two-dice throws of each model, 4 were accepted with a 2 read as a 1
 # without this rule, 1 with it, and none with the two cues below as well.
 LONE_PIP_MARGIN = 1.6
-
 LONE_PIP_OTHER_FACE = 0.4
 
 # ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median) is cut that much wider at their
@@ -84,9 +83,7 @@ LONE_PIP_SMALL = 0.8
 # 3,640,000+ and 3,645,000+ (2,400 each), two-dice d6 throws 3,655,000+ and Excape 3,660,000+ (1,000 each), marbled d6
 # 3,650,000+ and the held-out photos: 2 more doubted (1 in an accepted throw), no true 1 of 2,468 lost (at 0.6: 5).
 LONE_PIP_SHIFT = 0.29
-
 LONE_PIP_SHIFTED = 0.8
-
 LONE_PIP_HINT = 0.05
 
 # ... and, when still trusted and boxed smaller than the other dice (smaller_than_the_others), it is unsure when the
@@ -99,7 +96,6 @@ LONE_PIP_HINT = 0.05
 # throws of each and 200 trays each with a cocked or stacked die read as before. The window costs ~0.3 ms, for the
 # small sure 1s only: timed alternately on the bench's 40 frames, 1-3% more (9% with every sure 1 checked).
 LONE_PIP_WINDOW = 2.0
-
 LONE_PIP_AROUND = 1.25
 
 # A sure 2, 3 or 4 boxed under PART_BOXED of the other dice's side is made unsure when the second locator, reading a
@@ -115,7 +111,6 @@ LONE_PIP_AROUND = 1.25
 # pips (a 7's middle pips lie between its corners), and an Excape 6 boxed small, whose surroundings read as a 7, was
 # made unsure when they were.
 PART_FACES = frozenset({"pips:2", "pips:3", "pips:4"})
-
 PART_BOXED = 0.95
 
 # Excape's 6 and 7 differ only by the pip in the middle, and the classifier, which sees the whole face, is at its
@@ -129,7 +124,6 @@ PART_BOXED = 0.95
 # 1,000 each; marbled 2,005,300+ and 3,505,000+, 300 each) it picked that one alone; the 2 true 7s whose side
 # positions also looked like body showed no clear layout (their corners unlike, 1.16 and 1.38 apart).
 MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
-
 MIDDLE_PAIR_SURE = 0.9
 
 

@@ -25,7 +25,6 @@ from vision.recognise import face_net_for
 # hazard tray read otherwise; the parts were 0.48-0.67 of the big die, and at 0.6 one d6 and both Excape dice were
 # lost. On those 60 trays of big dark dice, 45 -> 105 of 240 dice read right (111 without SAME_DIE_CENTRED).
 PART_OF_BIG_DIE = 0.7
-
 BIG_APART = 1.2
 
 # A spot of the usual look within this much of the big die's side from its centre, and more than this part of its
@@ -48,7 +47,6 @@ SAME_DIE_CENTRED = (0.2, 0.6)
 # spot is no part of it) a black 2 read unsure was replaced by a sure 1 grown from one of its pips; a grown box
 # overlapping a die read sure was that die again (Excape tuning tray 2,000,242: the 2 read twice).
 PIP_SIZED = 0.7
-
 GROWN_DIE = 2.0
 
 # A die so grown is kept only if, cut GROWN_SEEN_WIDER times its side, it shows no other face of its model at least
@@ -71,13 +69,11 @@ GROWN_SEEN_WIDER = 1.5
 # other train-split photos and the hazard trays (cocked, stacked, blurred, hand) read as before. A box of 1.4 or 1.8
 # times the distance read 289 and 283 of the 480 right; a reach of 2.5, 290.
 PAIR_REACH = 2.0
-
 PAIR_BOX = 1.6
 
 # A die not read sure, at most PART_SIDE of a sure die's side and at least PART_INSIDE of it inside that die, is a
 # part of it, not a die (without_parts_of_sure_dice).
 PART_SIDE = 0.9
-
 PART_INSIDE = 0.4
 
 # A die read as a sure face is no die of its own either when it reads the same face as a bigger die read sure that it
@@ -90,9 +86,7 @@ PART_INSIDE = 0.4
 # stacked trays no pair of dice read sure overlaps like that (a stacked pair's upper die is the bigger, and the lower
 # one, mostly hidden, shows another face or none). With a part 0.8 inside, 3 of those dice stayed stacked.
 SURE_PART_SIDE = 0.8
-
 SURE_PART_INSIDE = 0.7
-
 SEEN_TWICE = 0.7
 
 

@@ -28,7 +28,6 @@ from vision.recognise import (
 )
 
 CUT_NOT_A_DIE = 0.97        # a die at the frame edge is kept as a cut die unless "none" is at least this probable
-
 TILTED_STACK_RATIO = 1.2    # a die seen tilted, this much larger than the median: stacked
 
 # A die read as a sure X (Excape's cross) below CROSS_SURE is unsure: blur and a hand make strokes, and on fresh hazard

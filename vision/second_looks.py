@@ -38,9 +38,7 @@ DARK_FRAME = 80
 # Chosen on 600 virtual d6 trays from seed 2,700,000 (2,668 dice): 2,647 -> 2,656 read right, none wrong (with every
 # box a second opinion: 2,659 and one tray accepted with a die read wrong; boxed again by the first locator: 2,653).
 REBOX_SHIFT = 0.15
-
 REBOX_SCALE = 1.2
-
 REBOXED_OVERLAP = 0.1
 
 # A die the second locator finds where none was read, with no count of the dice thrown or only in the frame with its
@@ -49,9 +47,7 @@ REBOXED_OVERLAP = 0.1
 # at REBOXED_OVERLAP, found and read right at this bar; no other tuning set, fresh range or hazard tray read without a
 # count read otherwise: vision/training/README.md, session 19).
 FOUND_OVERLAP = 0.2
-
 REBOXED_SURE = 0.8
-
 REBOXED_SMALLEST = LONE_PIP_SMALL   # of the other dice's side: a box smaller may hold a part of a die, as a lone pip's
 
 

@@ -55,7 +55,11 @@ LONE_PIP_OTHER_FACE = 0.4
 # real photos), the wider cut of a true 1 takes in its neighbours' pips. Logged for every sure 1 on the tuning sets
 # (the train split's photos, felt throws 3,200,000+ (800) and 3,600,000+ (2,400), 1,000 d6 trays from 2,000,250,
 # 300 marbled d6 trays): the 1s the wider cut alone made unsure were true 1s read at 0.907-0.962 (two photo dice, two
-# felt 1s, a d6 1), the 2s it alone caught were read as a 1 at 0.662-0.872.
+# felt 1s, a d6 1), the 2s it alone caught were read as a 1 at 0.662-0.872. And a 1 read below it is looked at in the
+# window the second locator reads around it (seen_around) even when boxed no smaller than the other dice: a fresh felt
+# throw (3,721,503) was accepted as a Mexx, one pip of a black 2 boxed at the other die's size and read as a 1 at 0.75,
+# which no wider cut or shifted view doubted and the second locator saw whole. On the same tuning sets that window
+# doubted no true 1 more (of 2,276) and one more 2 read as a 1 (0.72, felt throw 3,601,903).
 LONE_PIP_CERTAIN = 0.9
 
 # ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median) is cut that much wider at their
@@ -206,8 +210,9 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
     """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
     dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
     there (LONE_PIP_OTHER_FACE), or, when it hints at one there (LONE_PIP_HINT), in one of four views shifted towards
-    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3), or, boxed smaller than the others or
-    doubted by the wider cut, in the bigger die the second locator sees around it (seen_around).
+    the die's corners (LONE_PIP_SHIFTED: a box centred on one pip of a 2 or 3), or, boxed smaller than the others,
+    doubted by the wider cut or read below LONE_PIP_CERTAIN, in the bigger die the second locator sees around it
+    (seen_around).
 
     One pip of a dark die with more, boxed on its own, looks like a 1: a black 2 on dark felt, whose body the
     locator hardly sees, was read as a sure 1 on 4 of 800 dice of two-dice trays, a Mexx that was never thrown
@@ -239,11 +244,11 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
         off_centre = other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
-    # The second locator's view around each 1 still trusted, boxed small or doubted by the wider cut: a bigger die it
-    # sees there, read as another face.
+    # The second locator's view around each 1 still trusted, boxed small, doubted by the wider cut or not read near
+    # certain: a bigger die it sees there, read as another face.
     doubted |= _seen_as_another_face_around(work, located, final, [
-        k for k, p in zip(ones, wider, strict=True) if k not in doubted and (k in small or p >= LONE_PIP_OTHER_FACE)],
-        model, net)
+        k for k, p in zip(ones, wider, strict=True) if k not in doubted and (
+            k in small or p >= LONE_PIP_OTHER_FACE or final[k].confidence < LONE_PIP_CERTAIN)], model, net)
     return made_unsure(final, doubted)
 
 

@@ -762,26 +762,6 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
 
 
-@pytest.mark.parametrize(("seed", "look"), [(2_000_682, {}), (3_200_707, BLACK_PAIR_ON_FELT)])
-def test_a_one_read_near_certain_is_not_doubted_by_the_wider_cut_alone(
-        monkeypatch: pytest.MonkeyPatch, seed: int, look: dict) -> None:
-    # Tuning trays: a true 1 read at 0.95 and 0.96, boxed smaller than the other dice, whose wider cut takes in a
-    # neighbour's pips (another face at 0.89 and 0.58). No shifted view and no view around it sees another face, so
-    # it stays sure (LONE_PIP_CERTAIN); made unsure by the wider cut alone, as before session 24, each tray was
-    # refused.
-    rendered = render_tray(seed, D6, **look)
-    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
-
-    def sure_ones() -> int:
-        reading = read_tray(rendered.image, D6, expect=len(truth))
-        _never_silently_wrong(reading, truth, boxes)
-        return sum(d.sure and d.face == "1" for d in reading.dice)
-
-    assert sure_ones() == truth.count("1")
-    monkeypatch.setattr(face_checks, "LONE_PIP_CERTAIN", 1.01)
-    assert sure_ones() == truth.count("1") - 1
-
-
 def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
     from vision.face_checks import LONE_PIP_SMALL, _at_least_the_others_size
 

@@ -137,14 +137,14 @@ MIDDLE_PAIR_SURE = 0.9
 
 
 def cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN, size: int = CROP_SIZE
-         ) -> np.ndarray:
+        ) -> np.ndarray:
     """The located dice's crops, upright (vision.recognise.crop_die), cut `margin` times their side at `size` pixels:
     by default as the face classifier reads them."""
     return np.stack([crop_die(work, c.rect[0], c.side, c.rect[2], size=size, margin=margin) for c in located])
 
 
 def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: View, final: list[FaceGuess],
-                             model: DieModel) -> list[FaceGuess]:
+                            model: DieModel) -> list[FaceGuess]:
     """The final guesses of a model whose faces include a 6 and a 7 (Excape), each die read as either judged again
     by the pip in its middle (vision.centre_pip), where the crop shows it clearly: a sure face it contradicts made
     unsure, and a die the classifier left unsure between the two (MIDDLE_PAIR_SURE of its first read on the pair,
@@ -177,7 +177,7 @@ def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: 
 
 
 def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,
-                       wide: np.ndarray, model: DieModel, net: FaceCascade) -> list[FaceGuess]:
+                      wide: np.ndarray, model: DieModel, net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die the usual reads left unsure but the lying-flat check is sure lies flat
     (LYING_FLAT) judged again on its faces alone, the face classifier's "tilted" left out: it keeps the new guess
     only if that is a sure face.
@@ -204,7 +204,7 @@ def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, 
 
 
 def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
-                  net: FaceCascade) -> list[FaceGuess]:
+                 net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure 1 made unsure when, cut wider (LONE_PIP_MARGIN; at the other
     dice's side when boxed much smaller than they are, LONE_PIP_SMALL), the classifier sees another face of the model
     there (LONE_PIP_OTHER_FACE), or, when it hints at one there (LONE_PIP_HINT), in one of four views shifted towards
@@ -250,7 +250,7 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
 
 
 def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
-                   net: FaceCascade) -> list[FaceGuess]:
+                  net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
     1s are doubted_ones's) and boxed under PART_BOXED of the other dice's side made unsure when the second locator
     sees a bigger die around it that the classifier reads as another face (seen_around, LONE_PIP_OTHER_FACE): a
@@ -271,7 +271,7 @@ def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], fi
     if not around:
         return set()
     seen = other_face_probability(net, cut(work, [die for _, die in around]), model,
-                                   [final[k].appearance for k, _ in around])
+                                  [final[k].appearance for k, _ in around])
     return {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
 
 
@@ -281,7 +281,7 @@ def made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:
 
 
 def other_face_probability(net: FaceCascade, crops: np.ndarray, model: DieModel, faces: str | list[str]
-                            ) -> np.ndarray:
+                           ) -> np.ndarray:
     """(N,) for each crop, the probability the classifier gives the most probable face of the model other than the
     face it was read as (`faces`: one appearance for every crop, or one a crop); 0 where the model has no other."""
     probabilities = softmax(net.run(crops))
@@ -308,7 +308,7 @@ def seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
 
 
 def second_look_around(work: np.ndarray, die: LocatedDie, wanted: Callable[[Spot], bool] | None = None
-                        ) -> list[LocatedDie]:
+                       ) -> list[LocatedDie]:
     """Every die the second locator sees in a window around a die (only those whose spot `wanted` accepts, when
     given): LONE_PIP_WINDOW of its side each way (at least the locator's two cells), read alone (the locator learned
     on windows of frames, each standardised alone), ~0.3 ms."""

@@ -153,7 +153,7 @@ def _part_of(spot: LocatedDie, big: LocatedDie) -> bool:
 
 
 def with_big_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, located: list[LocatedDie],
-                   dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
+                  dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
     """The dice read, with the big dice the frame shrunk shows (vision.locate.find_big_spots) in place of the spots
     the usual look saw inside them (_in_place_of_parts says when)."""
     sure = {d.candidate for d in dice if d.guess.sure}
@@ -168,7 +168,7 @@ def with_big_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, loca
 
 
 def with_grown_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None, located: list[LocatedDie],
-                     dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
+                    dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
     """The dice read, with a die GROWN_DIE times the box of a clear spot the classifier took for no die, when that
     spot is much smaller than the dice read sure (PIP_SIZED): the pip of a dark die with one or two pips on dark
     felt, whose body the locator hardly sees (a black 1 on green felt; neither look finds its outline), read again

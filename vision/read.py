@@ -119,7 +119,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, dice, model), model)
     dice = with_unclear_dice_boxed_again(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
-                                               model)
+                                              model)
     if expect is None:
         dark = is_dark(work, tray)
         if not dark and strongest_unclaimed_peak(seen, [d.candidate for d in dice], tray) < FAINT_PEAK:

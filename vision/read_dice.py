@@ -92,7 +92,7 @@ def counts_as_die(die: ReadDie) -> bool:
 
 
 def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
-               beside: list[LocatedDie] | None = None) -> list[ReadDie]:
+              beside: list[LocatedDie] | None = None) -> list[ReadDie]:
     """Read every located die once, keep those the classifier takes for dice, then confirm their faces
     (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look, cut
     wider, at those still undecided). beside: dice already read, not read again, that the checks comparing a die with
@@ -125,7 +125,7 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         final = doubted_ones(work, compared,
-                              judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
+                             judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
         final = doubted_parts(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})

@@ -151,8 +151,8 @@ def _boxed_otherwise(box: LocatedDie, die: LocatedDie) -> bool:
 
 
 def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, int, int] | None, dice: list[ReadDie],
-                                        model: DieModel, count_known: bool = True, shadows_lifted: bool = False
-                                        ) -> list[ReadDie]:
+                                       model: DieModel, count_known: bool = True, shadows_lifted: bool = False
+                                       ) -> list[ReadDie]:
     """The dice read, with each die the second locator (vision.locate.second_locator) finds where none was read,
     when it reads as a sure face inside the frame and overlaps no die read: asked when fewer dice were found than
     were thrown, so a throw read whole reads as before, and for every frame whose dice thrown are not known

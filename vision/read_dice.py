@@ -62,6 +62,8 @@ class ReadDie:
 
 
 def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
+    """Why a die read is not to be trusted (the reason the players are told), or None when it is: cut by the frame's
+    edge, stacked (much bigger than the frame's median die, or overlapping another), blurred, cocked, or unclear."""
     c = die.candidate
     if c.touches_edge:
         return "cut by the frame edge"

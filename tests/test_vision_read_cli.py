@@ -60,6 +60,14 @@ def test_plain_output_is_one_readable_line_per_image(tray_png: Path, capsys: pyt
     assert re.match(rf"{re.escape(str(tray_png))}: \d+ dice: [1-6? ]+ \(re-roll: expected 9 dice but found \d+", out)
 
 
+def test_a_negative_dice_count_is_refused_before_any_image_is_read(
+        tray_png: Path, capsys: pytest.CaptureFixture) -> None:
+    assert cli.main([str(tray_png), "--expect", "-1", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "--expect must be 0 or more, got -1" in err
+
+
 def test_unknown_model_is_a_clear_error(tray_png: Path) -> None:
     with pytest.raises(ModelError, match="expected one of d6, excape"):
         cli.main([str(tray_png), "--dice", "d20"])
@@ -120,7 +128,7 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     assert counted and float(counted.group(2)) == pytest.approx(float(counted.group(1)) / reference, rel=0.1, abs=0.1)
     # Each frame's fastest read, the figure least disturbed by other processes: never above the 90th percentile of
     # the frames' medians.
-    fastest = re.findall(r"90th percentile ([0-9.]+) CPU.*?each frame's fastest read:? ([0-9.]+) CPU", out)
+    fastest = re.findall(r"90th percentile ([0-9.]+) CPU.*?each frame's fastest read: ([0-9.]+) CPU", out)
     assert len(fastest) == 3 and all(0 < float(low) <= float(p90) for p90, low in fastest)
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2

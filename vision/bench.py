@@ -448,7 +448,7 @@ def main(argv: list[str]) -> int:
         if (w, h) == (640, 480):
             print(f"  the same frames read as the table reads a throw, the dice thrown known (no second locator for "
                   f"a throw read whole): {counted.cpu_ms:.1f} CPU, 90th percentile "
-                  f"{np.percentile(counted.per_frame, 90):.1f} CPU, each frame's fastest read "
+                  f"{np.percentile(counted.per_frame, 90):.1f} CPU, each frame's fastest read: "
                   f"{counted.fastest_ms:.1f} CPU; in machine references: {counted.cpu_ms / reference_ms:.1f}")
     print(f"machine reference (time_reference: a fixed filter and matrix product on one core, to compare days by): "
           f"{reference_ms:.2f} ms CPU")

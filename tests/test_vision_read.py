@@ -348,6 +348,32 @@ def test_a_die_the_lying_flat_check_sees_leaning_is_cocked_however_sure_its_face
     assert doubt(replace(_located_die(50), not_flat=0.99), False, 40, 1.0) == "stacked"   # nearer the camera
 
 
+def test_a_cross_the_lying_flat_check_doubts_a_little_is_cocked_when_its_strokes_run_unevenly() -> None:
+    cross = replace(_located_die(40), guess=FaceGuess("symbol:cross", 0.95, True))
+    leaning = replace(cross, not_flat=read_dice.CROSS_LEANING_NOT_FLAT,
+                      symbol_isotropy=read_dice.CROSS_LEANING_ISOTROPY - 0.01)
+    assert doubt(leaning, False, 40, 1.0) == "cocked"
+    # Either cue alone is no lean: a flat X seen in perspective, or one the check hardly doubts.
+    assert doubt(replace(leaning, symbol_isotropy=read_dice.CROSS_LEANING_ISOTROPY), False, 40, 1.0) is None
+    assert doubt(replace(leaning, not_flat=read_dice.CROSS_LEANING_NOT_FLAT - 0.01), False, 40, 1.0) is None
+    # A face of pips is judged by the lying-flat check alone.
+    assert doubt(replace(leaning, guess=FaceGuess("pips:5", 0.95, True)), False, 40, 1.0) is None
+
+
+@pytest.mark.parametrize("seed", [3_840_023, 3_840_371])
+def test_a_cocked_cross_read_sure_is_cocked(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    # Fresh hazard trays accepted with a cocked Excape X read as a sure X: the lying-flat check gave it p 0.37 and
+    # 0.26, under NOT_FLAT; its cross, seen leaning, is squashed (symbol isotropy 0.63 and 0.68).
+    rendered = render_tray(seed, EXCAPE, hazards=frozenset({"cocked"}))
+    cocked = [d for d in rendered.dice if d.hazards]
+    assert [d.label for d in cocked] == ["X"]
+    reading = read_tray(rendered.image, EXCAPE, expect=len(rendered.dice))
+    assert reading.status == "reroll" and "cocked" in [d.reason for d in reading.dice]
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    monkeypatch.setattr(read_dice, "CROSS_LEANING_NOT_FLAT", 1.0)
+    assert read_tray(rendered.image, EXCAPE, expect=len(rendered.dice)).status == "ok"
+
+
 def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float], ReadDie],
                  box_side: float | None = None) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
     """Fakes for a second look's squaring up (vision.locate.located_dice) and reading (read_dice): each spot at a

@@ -47,6 +47,20 @@ CROSS_SURE = 0.8
 # 3,010,200+) at 0.417 or less (the whole crop: 0.602 and 0.576): the bar sits between.
 CROSS_ISOTROPY = 0.55
 
+# ... and a die read as an X is cocked when the lying-flat check doubts it a little (CROSS_LEANING_NOT_FLAT, far
+# under NOT_FLAT) and its symbol's edges run unevenly (under CROSS_LEANING_ISOTROPY): a cross seen leaning is
+# foreshortened, its right angles squashed, and the classifier still reads it as a sure X. Two weak cues of a lean
+# that agree. Of the trays with a cocked die the reader accepted, most held a cocked X read sure: 6 of 8 on fresh
+# range 3,840,000+ (600 trays), 8 of 14 on 3,860,000+ (1,000); the lying-flat check gave those Xs p 0.01-0.70.
+# Chosen on those and 3,000,000+ (600), and on the flat dice of Excape trays 2,000,250+, 2,999,000+, 3,850,000+
+# (1,000 each), two-dice throws 3,230,000+ (1,000) and marbled Excape 2,005,300+ (300). Of the 1,618 flat Xs read
+# sure there, 114 (7%) had the check at p 0.1 or more (marbling, the sides seen in perspective) and their symbols
+# were 0.70 or more (marbling breaks a symbol's edges too); one is called cocked (0.72, p 0.11). The 18 cocked Xs
+# read sure and not called cocked had symbols of 0.59-0.98; 10 are called cocked. A bar of 0.85 would catch 14, and
+# call 3 flat Xs cocked.
+CROSS_LEANING_NOT_FLAT = 0.1
+CROSS_LEANING_ISOTROPY = 0.75
+
 
 @dataclass(frozen=True)
 class ReadDie:
@@ -74,12 +88,18 @@ def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharp
     if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6), die.sharpness) or (
             die.guess.appearance == "symbol:cross" and die.symbol_isotropy < CROSS_ISOTROPY):
         return "blurred"
-    if die.guess.tilted or die.not_flat >= NOT_FLAT:
+    if die.guess.tilted or die.not_flat >= NOT_FLAT or _leaning_cross(die):
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
     if not die.guess.sure:
         return "unclear"
     return None
+
+
+def _leaning_cross(die: ReadDie) -> bool:
+    """Whether a die read as an X shows a lean in both the lying-flat check and its symbol (CROSS_LEANING_*)."""
+    return (die.guess.appearance == "symbol:cross" and die.not_flat >= CROSS_LEANING_NOT_FLAT
+            and die.symbol_isotropy < CROSS_LEANING_ISOTROPY)
 
 
 def counts_as_die(die: ReadDie) -> bool:

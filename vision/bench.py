@@ -372,7 +372,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--virtual-dice", type=int, default=2000, help="dice per virtual set (default 2000)")
     parser.add_argument("--taught-dice", type=int, default=500,
                         help="dice read with a model taught from a few virtual shots (0: skip that row)")
-    parser.add_argument("--hazard-trays", type=int, default=50,
+    # 200, not fewer: a hazard tray accepted about once in 100 (a cocked die read sure) must show up here.
+    parser.add_argument("--hazard-trays", type=int, default=200,
                         help="virtual trays per hazard (cocked, stacked, cut, blurred; 0: skip that table)")
     parser.add_argument("--throws", type=int, default=500,
                         help="throws of two dice per throw set, read as the table reads them (0: skip that table)")

@@ -2,9 +2,8 @@
 
 How a rule or a bar of the reader (vision/read.py and the modules it calls) is chosen: read the tuning sets with the
 code before and after, compare die by die, and look at every die read otherwise, above all any die newly read sure
-and wrong. Never the benchmark's data
-(vision.bench: the test split's photos, virtual seeds 1,000,000-1,999,999): the figures that count are on data the
-rules were not chosen on.
+and wrong. Never the benchmark's data (vision.bench: the test split's photos, virtual seeds 1,000,000-1,999,999):
+the figures that count are on data the rules were not chosen on.
 
 Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as in the benchmark):
 - "held-out-photos": every 5th photo of the real train split (photos.held_out_groups); "other-photos": the rest

@@ -117,3 +117,36 @@ def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
         recognise.face_net.cache_clear()
     with pytest.raises(SystemExit, match="--flat: no such weights file"):
         tuning.main(["read", "cut", "--trays", "1", "--flat", str(tmp_path / "missing.onnx")])
+
+
+def test_one_tray_is_shown_as_read_drawn_at_twice_its_size_and_said_die_by_die(tmp_path: Path) -> None:
+    import cv2
+
+    out = tmp_path / "tray.png"
+    record = tuning.read_set("cut", trays=2)
+    second = str(tuning.HAZARD_SEED_START + 1_000 * tuning.HAZARDS.index("cut") + 1)
+    lines = tuning.show_tray("cut", second, out)
+    # The set's second tray is an Excape one, as `read` read it, and each of its dice is said as `read` recorded it.
+    assert lines[0].startswith(f"tray {second} (excape): {'ok' if record.accepted[second] else 'reroll'}")
+    dice = sorted((j, d) for (t, j), d in record.dice.items() if t == second)
+    assert len(lines) >= 1 + len(dice)
+    for (j, die), line in zip(dice, lines[1:], strict=False):
+        assert line.startswith(f"  die {j} ({die.label}{', hazard' if die.hazard else ''}) at [")
+        said = "not found" if die.face is None else die.face if die.sure else f"unsure ({die.reason})"
+        assert f": {said}" in line
+    drawn = cv2.imread(str(out))
+    assert drawn is not None and drawn.shape[:2] == (960, 1280)
+
+
+def test_a_tray_to_show_is_refused_with_the_reason() -> None:
+    out = Path("unused.png")
+    with pytest.raises(SystemExit, match="a whole number"):
+        tuning.show_tray("d6", "seven", out)
+    with pytest.raises(SystemExit, match="before the set's first seed"):
+        tuning.show_tray("d6", "1000005", out)
+    with pytest.raises(SystemExit, match="benchmark's seeds"):
+        tuning.show_tray("d6", "1000005", out, first=1_000_000)
+    with pytest.raises(SystemExit, match="unknown tuning set"):
+        tuning.show_tray("dice", "1", out)
+    with pytest.raises(SystemExit, match="--zoom"):
+        tuning.show_tray("d6", str(tuning.TUNING_SEED_START), out, zoom=0)

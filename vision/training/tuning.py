@@ -22,6 +22,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
     .venv/bin/python -m vision.training.tuning compare /tmp/before.pkl /tmp/after.pkl
     .venv/bin/python -m vision.training.tuning battery /tmp/before [--only d6,excape]   # every set a rule is judged on
     .venv/bin/python -m vision.training.tuning compare /tmp/before /tmp/after           # two battery folders
+    .venv/bin/python -m vision.training.tuning show stacked 3920214 --first 3920000 --out /tmp/tray.png
+                                          # one tray: drawn (labels green, dice read red/orange), said die by die
 """
 
 from __future__ import annotations
@@ -109,34 +111,55 @@ def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | No
     """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set; `dice`:
     that many dice a virtual tray (d6 and excape sets), read expecting them."""
     if name in PHOTO_SETS:
-        from vision.training.photos import held_out_groups, load_split
-
-        photos = load_split("train")
-        for photo, held_out in zip(photos, held_out_groups(np.arange(len(photos))), strict=True):
-            if held_out == (name == "held-out-photos"):
-                yield photo.path.name, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
+        for tray, photo in _photos(name):
+            yield tray, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
         return
+    start = first if first is not None else _default_start(name)
+    check_tuning_seeds(start, trays)
+    for seed in range(start, start + trays):
+        yield _virtual_frame(name, seed, start, look, dice)
+
+
+def _photos(name: str) -> Iterator:
+    """(file name, photo) of a photo set: the train split's held-out photos, or the others."""
+    from vision.training.photos import held_out_groups, load_split
+
+    photos = load_split("train")
+    for photo, held_out in zip(photos, held_out_groups(np.arange(len(photos))), strict=True):
+        if held_out == (name == "held-out-photos"):
+            yield photo.path.name, photo
+
+
+def _renderer_look(look: dict | None) -> dict:
+    """A look given as JSON, for the renderer: its lists (colours, size ranges) as tuples."""
+    return {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
+
+
+def _default_start(name: str) -> int:
+    if name in THROW_SETS:
+        return THROW_SETS[name][1]
+    if name in HAZARDS:
+        return HAZARD_SEED_START + 1_000 * HAZARDS.index(name)
+    return TUNING_SEED_START
+
+
+def _virtual_frame(name: str, seed: int, start: int, look: dict, dice: int | None = None
+                   ) -> tuple[str, np.ndarray, list, DieModel, bool]:
+    """One virtual tray of a set, as _frames yields it: a hazard set's trays alternate d6 and Excape from its
+    `start`."""
     from vision.virtual_tray import render_tray
 
     hazard = name in HAZARDS
-    throw_model = None
     if name in THROW_SETS:
-        throw_model, default_start, dice, preset = THROW_SETS[name]
+        model, _, dice, preset = THROW_SETS[name]
         look = {**preset, **look}
+    elif hazard:
+        model = D6 if (seed - start) % 2 == 0 else EXCAPE
     else:
-        default_start = HAZARD_SEED_START + 1_000 * HAZARDS.index(name) if hazard else TUNING_SEED_START
-    start = first if first is not None else default_start
-    check_tuning_seeds(start, trays)
-    for seed in range(start, start + trays):
-        if throw_model is not None:
-            model = throw_model
-        elif hazard:
-            model = D6 if (seed - start) % 2 == 0 else EXCAPE
-        else:
-            model = D6 if name == "d6" else EXCAPE
-        rendered = render_tray(seed, model, n_dice=dice, hazards=frozenset({name}) if hazard else frozenset(), **look)
-        yield (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model,
-               hazard or dice is not None)
+        model = D6 if name == "d6" else EXCAPE
+    rendered = render_tray(seed, model, n_dice=dice, hazards=frozenset({name}) if hazard else frozenset(), **look)
+    return (str(seed), rendered.image, [(d.label, d.box, bool(d.hazards)) for d in rendered.dice], model,
+            hazard or dice is not None)
 
 
 def read_set(name: str, trays: int = 250, first: int | None = None, look: dict | None = None,
@@ -151,7 +174,7 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
         raise SystemExit(f"dice a tray (--dice) are for the d6 and excape sets, and at least 1: got {dice} for "
                          f"set {name!r}")
     record = SetRecord(name)
-    look = {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
+    look = _renderer_look(look)
     for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
         reading = read_tray(image, model, expect=len(truth) if expect else None)
         record.accepted[tray] = reading.status == "ok"
@@ -161,6 +184,60 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
             die = found.get(j)
             record.dice[(tray, j)] = DieRecord(label, hazard, die and die.face, die and die.sure, die and die.reason)
     return record
+
+
+def show_tray(name: str, tray: str, out: Path, first: int | None = None, look: dict | None = None,
+              dice: int | None = None, zoom: int = 2) -> list[str]:
+    """Read one tray of a set as `read` does, draw it to `out` (PNG, `zoom` times the frame's size: each labelled
+    die's box green, each die read red when sure, orange when not, with its face), and say what each labelled die
+    was read as. A hazard set's tray is
+    d6 or Excape by its place from the set's first seed (`first`, by default the set's own), as `read` reads it."""
+    import cv2
+
+    from vision.read import read_tray
+
+    if name not in SETS:
+        raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
+    if zoom < 1:
+        raise SystemExit(f"--zoom must be at least 1, got {zoom}")
+    look = _renderer_look(look)
+    if name in PHOTO_SETS:
+        photo = dict(_photos(name)).get(tray)
+        if photo is None:
+            raise SystemExit(f"no photo {tray!r} in set {name!r}")
+        frame = (tray, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False)
+    else:
+        try:
+            seed = int(tray)
+        except ValueError as error:
+            raise SystemExit(f"a virtual tray is a seed (a whole number), got {tray!r}") from error
+        start = first if first is not None else _default_start(name)
+        if seed < start:
+            raise SystemExit(f"tray {seed:,} is before the set's first seed {start:,} (--first)")
+        check_tuning_seeds(seed, 1)
+        frame = _virtual_frame(name, seed, start, look, dice)
+    _, image, truth, model, expect = frame
+    reading = read_tray(image, model, expect=len(truth) if expect else None)
+    found, elsewhere = match_reading(reading, [box for _, box, _ in truth])
+    drawn = cv2.resize(image, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_NEAREST)
+    for _, (x, y, w, h), _ in truth:
+        cv2.rectangle(drawn, (zoom * x - 1, zoom * y - 1), (zoom * (x + w), zoom * (y + h)), (0, 200, 0), 1)
+    for die in reading.dice:
+        x, y, w, h = (zoom * v for v in die.box)
+        colour = (0, 0, 255) if die.sure else (0, 165, 255)
+        cv2.rectangle(drawn, (x, y), (x + w - 1, y + h - 1), colour, 1)
+        cv2.putText(drawn, die.face, (x, max(y - 4, 12)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+    if not cv2.imwrite(str(out), drawn):
+        raise SystemExit(f"cannot write {out} (a .png path in a folder that exists)")
+    lines = [f"tray {tray} ({model.name}): {reading.status}" + (f", {reading.reason}" if reading.reason else "")]
+    for j, (label, box, hazard) in enumerate(truth):
+        die = found.get(j)
+        said = "not found" if die is None else die.face if die.sure else f"unsure ({die.reason})"
+        lines.append(f"  die {j} ({label}{', hazard' if hazard else ''}) at {list(box)}: {said}"
+                     + ("" if die is None else f" at {list(die.box)}, p {die.confidence:.3f}"))
+    lines += [f"  read where no die is labelled: {d.face} ({'sure' if d.sure else d.reason}) at {list(d.box)}, "
+              f"p {d.confidence:.3f}" for d in elsewhere]
+    return lines
 
 
 def summary(record: SetRecord) -> str:
@@ -287,6 +364,15 @@ def main(argv: list[str]) -> int:
         for option in NET_OPTIONS:
             command.add_argument(f"--{option.replace('_', '-')}", type=Path, dest=option,
                                  help=f"read with this {option.replace('_', ' ')} net instead of the committed one")
+    show = commands.add_parser("show", help="read one tray of a set, draw it to a PNG, say what each die was read as")
+    show.add_argument("set", choices=SETS)
+    show.add_argument("tray", help="a virtual tray's seed, or a photo's file name")
+    show.add_argument("--out", type=Path, required=True, help="the PNG to draw it to")
+    show.add_argument("--first", type=int, help="the set's first seed, if not its own (a hazard set's trays "
+                      "alternate d6 and Excape from it)")
+    show.add_argument("--look", type=json.loads, default={}, help="renderer look, JSON (vision.virtual_tray.Look)")
+    show.add_argument("--dice", type=int, help="dice a virtual d6 or excape tray, read expecting them")
+    show.add_argument("--zoom", type=int, default=2, help="the drawing's size, in times the frame's (default 2)")
     both = commands.add_parser("compare", help="every die two records of the same set read otherwise (two battery "
                                "folders: each set they both hold)")
     both.add_argument("old", type=Path)
@@ -301,6 +387,10 @@ def main(argv: list[str]) -> int:
         print(summary(record))
         if args.save:
             args.save.write_bytes(pickle.dumps(record))
+        return 0
+    if args.command == "show":
+        for line in show_tray(args.set, args.tray, args.out, args.first, args.look, args.dice, args.zoom):
+            print(line)
         return 0
     if args.command == "battery":
         read_battery(args.folder, args.only.split(",") if args.only else None)

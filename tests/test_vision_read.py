@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import face_checks, parts, read_dice, second_looks
+from vision import face_checks, parts, read_dice, recognise, second_looks
 from vision.centre_pip import FaceLayout
 from vision.dice_geometry import STACKED_SIZE_RATIO, rect_overlap
 from vision.flat import NOT_FLAT
@@ -372,6 +372,21 @@ def test_a_cocked_cross_read_sure_is_cocked(monkeypatch: pytest.MonkeyPatch, see
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     monkeypatch.setattr(read_dice, "CROSS_LEANING_NOT_FLAT", 1.0)
     assert read_tray(rendered.image, EXCAPE, expect=len(rendered.dice)).status == "ok"
+
+
+@pytest.mark.parametrize("seed", [4_010_236, 4_010_544])
+def test_gold_pips_on_a_marbled_die_are_not_read_as_a_cross(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    # Fresh Excape trays of marbled dice with gold pips, accepted with a 3 (4,010,236) or a 2 (4,010,544) read as a
+    # sure X: the quick net was near certain of a cross, the full net sees the pips (recognise.QUICK_CROSS_AGREED).
+    rendered = render_tray(seed, EXCAPE, die_colour="marbled", pip_colour="gold")
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    assert "X" not in labels
+    reading = read_tray(rendered.image, EXCAPE, expect=len(labels))
+    _never_silently_wrong(reading, labels, boxes)
+    assert reading.status == "ok"
+    monkeypatch.setattr(recognise, "QUICK_CROSS_AGREED", frozenset())
+    alone = read_tray(rendered.image, EXCAPE, expect=len(labels))
+    assert alone.status == "ok" and "X" in [d.face for d in alone.dice if d.sure]
 
 
 def _second_look(monkeypatch: pytest.MonkeyPatch, reads: dict[tuple[float, float], ReadDie],

@@ -205,6 +205,34 @@ def test_only_a_model_with_a_6_and_a_7_sends_every_6_to_the_full_net() -> None:
     assert face_net_for(D6).full is face_net().full
 
 
+def test_every_built_in_model_sends_every_cross_to_the_full_net() -> None:
+    """The quick net reads a marbled die's gold pips as an X, near certain, where the full net does not."""
+    from vision.models import EXCAPE
+    from vision.recognise import QUICK_CROSS_AGREED, face_net_for
+
+    near_certain_cross = _peaked([CLASSES.index("symbol:cross")], [8.0])
+    near_certain_5 = _peaked([CLASSES.index("pips:5")], [8.0])
+    assert {"symbol:cross"} == QUICK_CROSS_AGREED
+    for model in (D6, EXCAPE):
+        assert face_net_for(model).passed_on(near_certain_cross).tolist() == [0]
+        assert face_net_for(model).passed_on(near_certain_5).tolist() == []
+
+
+def test_a_quick_read_the_full_net_must_agree_with_stands_only_when_it_does() -> None:
+    cross, five = CLASSES.index("symbol:cross"), CLASSES.index("pips:5")
+    quick = _Fixed(_peaked([cross, cross, cross, five], [8.0, 8.0, 1.0, 8.0]))     # near certain but the third
+    full = _Fixed(_peaked([cross, five, cross, five], [3.0, 6.0, 6.0, 6.0]))
+    cascade = FaceCascade(quick, full, certain=0.9, full_reads=frozenset(), agreed_reads=frozenset({"symbol:cross"}))
+    logits = cascade.run(_tagged(4))
+    np.testing.assert_allclose(logits[0], quick.logits[0])     # both see an X: the quick net's surer read stands
+    np.testing.assert_allclose(logits[1], full.logits[1])      # the full net sees a 5: its read stands
+    np.testing.assert_allclose(logits[2], full.logits[2])      # not near certain: the full net's, as for any crop
+    np.testing.assert_allclose(logits[3], quick.logits[3])     # a 5 the quick net decides alone
+    assert cascade.crops_passed_on == 3
+    with pytest.raises(ValueError, match="not among"):
+        FaceCascade(quick, full, agreed_reads=frozenset({"pips:9"}))
+
+
 def test_a_taught_face_is_judged_by_its_match_not_by_the_nets_tilt() -> None:
     """The net never saw a user's symbols: its "tilted" is no word on a taught die (the lying-flat check's is)."""
     from vision.models import DieKind, DieModel, Face

@@ -69,6 +69,16 @@ SECOND_WEIGHTS: Path | None = None
 # Faces one pip apart (Excape's 6 and 7) are always read by the full net: the quick net was at times near certain
 # of a 7 on a 6 the full net doubted.
 QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
+# ... and an X it reads, for any built-in model, stands only when the full net, reading the crop too, sees an X as
+# well (else the full net's read stands): the quick net reads the gold pips of a marbled die as a cross. On 600 fresh
+# Excape trays of marbled dice with gold pips (seeds 4,010,000+), 47 dice of pips were read as a sure X, many in
+# trays then accepted; the quick net gave 27 of them X at 0.9 or more, and the full net, reading the same crops, gave
+# 20 of those 27 under 0.6. Of the 544 true Xs read sure there and on 1,000 Excape tuning trays, the quick net was
+# that sure of 434, and the full net gave 1 of those under 0.6. The full net's read alone left 2 true Xs in 2,000
+# Excape dice unsure (its X at 0.67-0.87); when it agrees, the quick net's surer read stands. Two such misreads had
+# shown up in random looks too (a 7 and a 2, fresh Excape trays 4,001,588 and 3,970,524). A d6 has no X: a die the
+# quick net calls one gets no face of the model from it, only an unsure read, where the full net may see its face.
+QUICK_CROSS_AGREED = frozenset({"symbol:cross"})
 # A built-in face the reads above leave unsure, and which the net sees neither cocked nor as no die, gets a closer
 # look: the full net reads it in all eight ways a face can lie, and the mean of the eight decides (the same sure
 # probability and margins). Eight noisy opinions averaged beat two that must each clear the bar: when it was added
@@ -175,18 +185,21 @@ class FaceCascade:
     """The quick net reads every crop; the full net reads again only those the quick one is not near certain of.
 
     Each crop's logits come from one net or the other; every use of them (guesses, "none", "tilted") goes through
-    a softmax per crop, so rows of the two nets can sit side by side.
+    a softmax per crop, so rows of the two nets can sit side by side. The full net also reads every crop the quick
+    one names a class of `full_reads` (its read then stands) or of `agreed_reads` (the quick read stands only if the
+    full net's best class is the same).
     """
 
     def __init__(self, quick: FaceClassifier, full: FaceClassifier, certain: float = QUICK_CERTAIN,
-                 full_reads: frozenset[str] = QUICK_NEVER_ALONE) -> None:
+                 full_reads: frozenset[str] = QUICK_NEVER_ALONE, agreed_reads: frozenset[str] = frozenset()) -> None:
         if not 0.0 < certain <= 1.0:
             raise ValueError(f"the quick net's certainty threshold must be within (0, 1], got {certain}")
-        unknown = sorted(full_reads - set(CLASSES))
+        unknown = sorted((full_reads | agreed_reads) - set(CLASSES))
         if unknown:
             raise ValueError(f"classes {unknown} are not among the classifier's {CLASSES}")
         self.quick, self.full, self.certain = quick, full, certain
         self._full_reads = [CLASSES.index(c) for c in sorted(full_reads)]
+        self._agreed_reads = [CLASSES.index(c) for c in sorted(agreed_reads)]
         self.crops_read = self.crops_passed_on = 0     # how many crops came in, and how many the full net read
 
     def passed_on(self, logits: np.ndarray) -> np.ndarray:
@@ -194,13 +207,17 @@ class FaceCascade:
         decide alone: the full net's share."""
         probabilities = softmax(logits)
         return np.flatnonzero((probabilities.max(axis=1) < self.certain)
-                              | np.isin(probabilities.argmax(axis=1), self._full_reads))
+                              | np.isin(probabilities.argmax(axis=1), self._full_reads + self._agreed_reads))
 
     def run(self, crops: np.ndarray) -> np.ndarray:
         logits = np.array(self.quick.run(crops), np.float32)
         again = self.passed_on(logits)
         if len(again):
-            logits[again] = self.full.run(crops[again])
+            full = np.asarray(self.full.run(crops[again]), np.float32)
+            quick = softmax(logits[again])
+            agreed = ((quick.max(axis=1) >= self.certain) & np.isin(quick.argmax(axis=1), self._agreed_reads)
+                      & (full.argmax(axis=1) == quick.argmax(axis=1)))
+            logits[again[~agreed]] = full[~agreed]
         self.crops_read += len(crops)
         self.crops_passed_on += len(again)
         return logits
@@ -223,19 +240,21 @@ def close_rivals(model: DieModel) -> frozenset[str]:
 
 def face_net_for(model: DieModel) -> FaceCascade:
     """The shared classifier as a model's dice are read: the full net always reads the faces of a close pair
-    (QUICK_NEVER_ALONE) only when the model has both faces of the pair. A d6 has no 7, and its 6s (a sixth of its
+    (QUICK_NEVER_ALONE) only when the model has both faces of the pair, and every crop the quick net reads as an X,
+    which stands only if the full net sees an X too (QUICK_CROSS_AGREED). A d6 has no 7, and its 6s (a sixth of its
     dice) need not go to the full net when the quick one is near certain: the model's faces are judged among
     themselves, so a 7 the full net might see instead is no rival there. A taught model keeps the shared
     classifier as it is (its faces are matched as pictures, the net only tells dice from "none" and "tilted")."""
     shared = face_net()
-    return shared if model.taught else _cascade_with_full_reads(shared, close_rivals(model))
+    return shared if model.taught else _cascade_with_full_reads(shared, close_rivals(model), QUICK_CROSS_AGREED)
 
 
 @cache
-def _cascade_with_full_reads(shared: FaceCascade, full_reads: frozenset[str]) -> FaceCascade:
-    """The shared cascade's nets, the full one always reading `full_reads`: built once per set (a frame asks for it
-    up to three times), and again when the shared nets are loaded again."""
-    return FaceCascade(shared.quick, shared.full, shared.certain, full_reads)
+def _cascade_with_full_reads(shared: FaceCascade, full_reads: frozenset[str], agreed_reads: frozenset[str]
+                             ) -> FaceCascade:
+    """The shared cascade's nets, the full one always reading `full_reads` and `agreed_reads`: built once per set (a
+    frame asks for it up to three times), and again when the shared nets are loaded again."""
+    return FaceCascade(shared.quick, shared.full, shared.certain, full_reads, agreed_reads)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

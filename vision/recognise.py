@@ -75,7 +75,8 @@ QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
 # trays then accepted; the quick net gave 27 of them X at 0.9 or more, and the full net, reading the same crops, gave
 # 20 of those 27 under 0.6. Of the 544 true Xs read sure there and on 1,000 Excape tuning trays, the quick net was
 # that sure of 434, and the full net gave 1 of those under 0.6. The full net's read alone left 2 true Xs in 2,000
-# Excape dice unsure (its X at 0.67-0.87); when it agrees, the quick net's surer read stands. Two such misreads had
+# Excape dice unsure (its X at 0.67 and 0.87 on the tuning trays); when it agrees, the quick net's surer read stands
+# (vision/training/README.md, "Session 27"). Two such misreads had
 # shown up in random looks too (a 7 and a 2, fresh Excape trays 4,001,588 and 3,970,524). A d6 has no X: a die the
 # quick net calls one gets no face of the model from it, only an unsure read, where the full net may see its face.
 QUICK_CROSS_AGREED = frozenset({"symbol:cross"})

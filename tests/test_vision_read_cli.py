@@ -100,7 +100,7 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     from companion import bench
 
     assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
-                       "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2"]) == 0
+                       "--weak-look-dice", "4", "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2"]) == 0
     out = capsys.readouterr().out
     throw_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
                   if line.startswith(("| d6, any look ", "| black d6 on dark felt "))]
@@ -109,6 +109,8 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
         assert (throws, dice) == ("2", "4") and 0 <= int(accepted_wrong) <= 2, name
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
     assert "| taught A-K-Q-J die " in out
+    weak = [line for line in out.splitlines() if line.startswith("| excape, marbled, gold ")]
+    assert len(weak) == 1 and int(weak[0].split("|")[3]) >= 4
     hazard_rows = {line.split("|")[1].strip(): [int(v) for v in line.split("|")[2:-1]]
                    for line in out.splitlines() if line.startswith("| ") and line.split("|")[1].strip()
                    in ("cocked", "stacked", "cut", "blurred")}

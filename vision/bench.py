@@ -5,10 +5,9 @@ each die labelled as the face it shows, vision/training/label_fixes.toml, and ta
 and virtual-tray renders of `d6` and `excape` from seeds the training never used (BENCH_SEED_START on), with no
 hazards (every die should be read), of Excape dice of the look read worst (WEAK_LOOK: marbled, gold pips), and of a
 card-letter die that `teach` learned from three virtual shots a face (seeds just below BENCH_SEED_START, which the
-training never reaches either), read on new throws. A die counts as
-found when a reading's box overlaps its labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure
-and the right face; silently wrong = sure and the wrong face; flagged unsure = found but not sure; false dice =
-readings that match no die.
+training never reaches either), read on new throws. A die counts as found when a reading's box overlaps its
+labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure
+and the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
 Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge or blurred, read with
 the number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no
 such tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.

@@ -76,9 +76,9 @@ QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
 # 20 of those 27 under 0.6. Of the 544 true Xs read sure there and on 1,000 Excape tuning trays, the quick net was
 # that sure of 434, and the full net gave 1 of those under 0.6. The full net's read alone left 2 true Xs in 2,000
 # Excape dice unsure (its X at 0.67 and 0.87 on the tuning trays); when it agrees, the quick net's surer read stands
-# (vision/training/README.md, "Session 27"). Two such misreads had
-# shown up in random looks too (a 7 and a 2, fresh Excape trays 4,001,588 and 3,970,524). A d6 has no X: a die the
-# quick net calls one gets no face of the model from it, only an unsure read, where the full net may see its face.
+# (vision/training/README.md, "Session 27"). Two such misreads had shown up in random looks too (a 7 and a 2, fresh
+# Excape trays 4,001,588 and 3,970,524). A d6 has no X: a die the quick net calls one gets no face of the model from
+# it, only an unsure read, where the full net may see its face.
 QUICK_CROSS_AGREED = frozenset({"symbol:cross"})
 # A built-in face the reads above leave unsure, and which the net sees neither cocked nor as no die, gets a closer
 # look: the full net reads it in all eight ways a face can lie, and the mean of the eight decides (the same sure
@@ -206,18 +206,21 @@ class FaceCascade:
     def passed_on(self, logits: np.ndarray) -> np.ndarray:
         """Indices of the crops whose quick logits are not near certain, or name a class the quick net may not
         decide alone: the full net's share."""
-        probabilities = softmax(logits)
+        return self._passed_on(softmax(logits))
+
+    def _passed_on(self, probabilities: np.ndarray) -> np.ndarray:
         return np.flatnonzero((probabilities.max(axis=1) < self.certain)
                               | np.isin(probabilities.argmax(axis=1), self._full_reads + self._agreed_reads))
 
     def run(self, crops: np.ndarray) -> np.ndarray:
         logits = np.array(self.quick.run(crops), np.float32)
-        again = self.passed_on(logits)
+        quick = softmax(logits)
+        again = self._passed_on(quick)
         if len(again):
             full = np.asarray(self.full.run(crops[again]), np.float32)
-            quick = softmax(logits[again])
-            agreed = ((quick.max(axis=1) >= self.certain) & np.isin(quick.argmax(axis=1), self._agreed_reads)
-                      & (full.argmax(axis=1) == quick.argmax(axis=1)))
+            best = quick[again].argmax(axis=1)
+            agreed = ((quick[again].max(axis=1) >= self.certain) & np.isin(best, self._agreed_reads)
+                      & (full.argmax(axis=1) == best))
             logits[again[~agreed]] = full[~agreed]
         self.crops_read += len(crops)
         self.crops_passed_on += len(again)

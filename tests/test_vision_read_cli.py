@@ -137,6 +137,11 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     with pytest.raises(SystemExit):
         bench.main(["vision", "--speed-frames", "0"])
     assert "--speed-frames must be at least 1, got 0" in capsys.readouterr().err
+    for option in ("--virtual-dice", "--taught-dice", "--weak-look-dice", "--hazard-trays", "--throws"):
+        for bad in ("-1", "many"):
+            with pytest.raises(SystemExit):
+                bench.main(["vision", option, bad])
+            assert f"{option}: expected a whole number, 0 or more, got '{bad}'" in capsys.readouterr().err
 
 
 def test_the_bench_counts_a_throw_accepted_with_a_die_not_read_right_as_a_wrong_throw() -> None:

@@ -373,18 +373,30 @@ def reader_peak_mb(frames: list[np.ndarray]) -> float:
     return float(kb[-1]) / 1024 if kb else float("nan")
 
 
+def _how_many(text: str) -> int:
+    """An option's count of dice, trays or throws: a whole number, 0 or more (0 skips its row or table). A negative
+    count used to read nothing and print an empty row, as if it had been measured."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number, 0 or more, got {text!r}")
+    return value
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="dice-companion bench vision", description=__doc__.split("\n")[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="the tray-d6-photos folder")
-    parser.add_argument("--virtual-dice", type=int, default=2000, help="dice per virtual set (default 2000)")
-    parser.add_argument("--taught-dice", type=int, default=500,
+    parser.add_argument("--virtual-dice", type=_how_many, default=2000, help="dice per virtual set (default 2000)")
+    parser.add_argument("--taught-dice", type=_how_many, default=500,
                         help="dice read with a model taught from a few virtual shots (0: skip that row)")
     # 200, not fewer: a hazard tray accepted about once in 100 (a cocked die read sure) must show up here.
-    parser.add_argument("--hazard-trays", type=int, default=200,
+    parser.add_argument("--hazard-trays", type=_how_many, default=200,
                         help="virtual trays per hazard (cocked, stacked, cut, blurred; 0: skip that table)")
-    parser.add_argument("--weak-look-dice", type=int, default=1000,
+    parser.add_argument("--weak-look-dice", type=_how_many, default=1000,
                         help="Excape dice of the look read worst, marbled with gold pips (0: skip that row)")
-    parser.add_argument("--throws", type=int, default=500,
+    parser.add_argument("--throws", type=_how_many, default=500,
                         help="throws of two dice per throw set, read as the table reads them (0: skip that table)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
                         help=f"frames timed per number of dice ({', '.join(map(str, SPEED_DICE))}; "

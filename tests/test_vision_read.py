@@ -803,6 +803,23 @@ def test_one_pip_of_a_black_two_on_felt_boxed_alone_is_never_a_sure_one(seed: in
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
 
 
+@pytest.mark.parametrize("seed", [4_100_230, 4_100_357, 4_101_661])
+def test_one_pip_of_a_black_two_boxed_a_little_smaller_than_the_other_die_is_seen_at_its_size(
+        monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    # Fresh felt throws of session 28, each accepted as a Mexx: one pip of the 2 boxed at 0.83-0.93 of the other
+    # die's side, too big for the wider cut at their side (LONE_PIP_SMALL), and its views shifted by its own small
+    # side never reach the 2's middle. Cut at the other die's side, a shifted view sees the 2 (0.90-0.98).
+    rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    two = labels.index("2")
+    _never_silently_wrong(read_tray(rendered.image, D6, expect=2), labels, boxes)
+
+    monkeypatch.setattr(face_checks, "LONE_PIP_VIEWED_SMALL", 0.0)
+    without = read_tray(rendered.image, D6, expect=2)
+    on_the_two = [d for i, d in enumerate(without.dice) if match_boxes([d.box], [boxes[two]], 0.3).get(0) == 0]
+    assert without.status == "ok" and [(d.face, d.sure) for d in on_the_two] == [("1", True)]
+
+
 def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
     from vision.face_checks import LONE_PIP_SMALL, _at_least_the_others_size
 

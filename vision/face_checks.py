@@ -95,6 +95,22 @@ LONE_PIP_SHIFT = 0.29
 LONE_PIP_SHIFTED = 0.8
 LONE_PIP_HINT = 0.05
 
+# ... and a 1 boxed under LONE_PIP_VIEWED_SMALL of the other dice's side (their median) is unsure when, in the four
+# shifted views cut at their side, hint or not, the classifier sees another face at LONE_PIP_SHIFTED or more and in
+# none of them a 1 at LONE_PIP_VIEWED_ONE or more: one pip of a black 2 on felt, boxed at 0.83-0.93 of the other
+# die's side (over LONE_PIP_SMALL, so the wider cut is at its own side), was read as a sure 1 in 3 of 2,000 fresh
+# felt throws (4,100,000+ and 4,101,000+, session 28), each accepted as a Mexx nobody threw: its wider cut hinted at
+# another face at 0.01-0.27 and views shifted by its own small side never reached the 2's middle. Logged for the
+# 3,353 sure 1s the reader left trusted on those throws, felt throws 3,200,000+ (800), two-dice d6 throws
+# 3,220,000+, d6 and Excape trays 2,000,250+ (1,000 each), marbled d6 2,005,000+, 3,620,000+, 3,650,000+ and marbled
+# Excape 2,005,300+ (300 each) and the train split's photos: the five 2s read as a sure 1 (ratio 0.83-0.94) gave
+# another face at 0.82-0.98 in views cut at the others' side, and a 1 at most 0.05 in any; of the 1,588 true 1s
+# boxed smaller than the other dice, two reached 0.8 (0.86 and 0.87, marbled dice whose swirls came into view), and
+# both showed their 1 in another view (0.49, 0.70): without that guard, the battery's marbled sets lost them.
+# Four views a 1 boxed small, read by the quick net mostly.
+LONE_PIP_VIEWED_SMALL = 1.0
+LONE_PIP_VIEWED_ONE = 0.1
+
 # ... and, when still trusted and boxed smaller than the other dice (smaller_than_the_others), it is unsure when the
 # second locator (vision.locate.second_locator, which learned more dark-on-felt trays), reading a window of
 # LONE_PIP_WINDOW of its side each way around it, sees a die at least LONE_PIP_AROUND times as big holding its
@@ -241,6 +257,7 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
         off_centre = other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
+    doubted |= _seen_as_another_face_at_their_side(work, located, [k for k in ones if k not in doubted], model, net)
     # The second locator's view around each 1 still trusted, boxed small, doubted by the wider cut or not read near
     # certain: a bigger die it sees there, read as another face.
     doubted |= _seen_as_another_face_around(work, located, final, [
@@ -260,6 +277,22 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
              and (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
     return made_unsure(final, _seen_as_another_face_around(work, located, final, small, model, net))
+
+
+def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], ones: list[int],
+                                        model: DieModel, net: FaceCascade) -> set[int]:
+    """Of the sure 1s `ones` (indices into `located`), those boxed under LONE_PIP_VIEWED_SMALL of the other dice's side
+    whose four shifted views, cut at that side, show another face at LONE_PIP_SHIFTED or more and none a 1 at
+    LONE_PIP_VIEWED_ONE or more: one pip of a bigger die boxed as a die."""
+    viewed = [(k, raised) for k in ones
+              if (raised := _at_least_the_others_size(located, k, LONE_PIP_VIEWED_SMALL)) is not located[k]]
+    if not viewed:
+        return set()
+    probabilities = softmax(net.run(np.concatenate([_shifted_views(work, die) for _, die in viewed])))
+    other = _other_face(probabilities, model, "pips:1").reshape(len(viewed), -1).max(axis=1)
+    one = probabilities[:, CLASSES.index("pips:1")].reshape(len(viewed), -1).max(axis=1)
+    return {k for (k, _), p, p_one in zip(viewed, other, one, strict=True)
+            if p >= LONE_PIP_SHIFTED and p_one < LONE_PIP_VIEWED_ONE}
 
 
 def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
@@ -284,8 +317,12 @@ def other_face_probability(net: FaceCascade, crops: np.ndarray, model: DieModel,
                            ) -> np.ndarray:
     """(N,) for each crop, the probability the classifier gives the most probable face of the model other than the
     face it was read as (`faces`: one appearance for every crop, or one a crop); 0 where the model has no other."""
-    probabilities = softmax(net.run(crops))
-    read_as = [faces] * len(crops) if isinstance(faces, str) else faces
+    return _other_face(softmax(net.run(crops)), model, faces)
+
+
+def _other_face(probabilities: np.ndarray, model: DieModel, faces: str | list[str]) -> np.ndarray:
+    """other_face_probability, from the classifier's probabilities for each crop."""
+    read_as = [faces] * len(probabilities) if isinstance(faces, str) else faces
     return np.array([max((row[CLASSES.index(f.appearance)] for f in model.faces if f.appearance != face), default=0.0)
                      for row, face in zip(probabilities, read_as, strict=True)], np.float32)
 
@@ -330,10 +367,10 @@ def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
     return np.stack([upright[y:y + CROP_SIZE, x:x + CROP_SIZE] for y in (0, 2 * shift) for x in (0, 2 * shift)])
 
 
-def _at_least_the_others_size(located: list[LocatedDie], k: int) -> LocatedDie:
+def _at_least_the_others_size(located: list[LocatedDie], k: int, under: float = LONE_PIP_SMALL) -> LocatedDie:
     """located[k], its side raised to the median side of the other dice (those the locator sees clearly) when it is
-    under LONE_PIP_SMALL of that: a box that small may hold one pip of a bigger die."""
+    `under` that times it: a box that small may hold one pip of a bigger die."""
     die, usual = located[k], others_side(located, k)
-    if usual is None or die.side >= LONE_PIP_SMALL * usual:
+    if usual is None or die.side >= under * usual:
         return die
     return replace(die, rect=(die.rect[0], (usual, usual), die.rect[2]))

@@ -820,6 +820,23 @@ def test_one_pip_of_a_black_two_boxed_a_little_smaller_than_the_other_die_is_see
     assert without.status == "ok" and [(d.face, d.sure) for d in on_the_two] == [("1", True)]
 
 
+def test_a_die_read_before_the_second_locator_found_the_other_is_judged_again_beside_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh felt throw of session 28, accepted with a 6 read as a 3: the locator boxed only part of the black 6 (a
+    # sure 3) and missed the 1. Read alone, the 3 had no other die to be sized by; the 1 the second locator then
+    # found is half again as big, and beside it the 3 is a part of a die (face_checks.doubted_parts).
+    rendered = render_tray(4_103_397, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    assert sorted(labels) == ["1", "6"]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, labels, boxes)
+    assert reading.status == "reroll"
+
+    monkeypatch.setattr(second_looks, "_judged_beside_the_dice_found", lambda work, kept, earlier, model: kept)
+    without = read_tray(rendered.image, D6, expect=2)
+    assert without.status == "ok" and sorted(d.face for d in without.dice) == ["1", "3"]
+
+
 def test_a_sure_one_boxed_much_smaller_than_the_other_dice_is_cut_wider_at_their_side() -> None:
     from vision.face_checks import LONE_PIP_SMALL, _at_least_the_others_size
 

@@ -232,20 +232,23 @@ def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, i
 
 def _judged_beside_the_dice_found(work: np.ndarray, kept: list[ReadDie], earlier: int, model: DieModel
                                   ) -> list[ReadDie]:
-    """The dice, the first `earlier` of them (read before the second locator found the others) judged again beside
-    the dice found where they are read as a sure face a lone pip or a part of a die shows (vision.face_checks:
-    doubted_ones, doubted_parts): read before, a die alone had no other die to be sized by.
+    """The dice, each of the first `earlier` (read before the second locator found the others) that had no other die
+    to be sized by then (others_side) judged again beside the dice found, where it is read as a sure face a lone pip
+    or a part of a die shows (vision.face_checks: doubted_ones, doubted_parts). A die read beside others was judged
+    by their size already.
 
     A fresh felt throw (4,103,397, session 28) was accepted with a 6 read as a 3: the locator boxed part of the
     black 6 alone and missed the 1, which the second locator found, half again as big as the part. Against the
     reader before: on the battery and on felt throws 4,100,000+, 4,101,000+, 4,103,000+, 4,104,000+ and 4,105,000+
     (1,000 each), no die read otherwise but that one, made unsure."""
+    alone = [k for k in range(earlier) if others_side([d.candidate for d in kept[:earlier]], k) is None]
+    if not alone:
+        return kept
     located = [d.candidate for d in kept]
-    guesses = [d.guess if k < earlier else replace(d.guess, sure=False) for k, d in enumerate(kept)]
+    guesses = [d.guess if k in alone else replace(d.guess, sure=False) for k, d in enumerate(kept)]
     net = face_net_for(model)
     judged = doubted_parts(work, located, doubted_ones(work, located, guesses, model, net), model, net)
-    return [replace(d, guess=guess) if k < earlier else d
-            for k, (d, guess) in enumerate(zip(kept, judged, strict=True))]
+    return [replace(d, guess=guess) if k in alone else d for k, (d, guess) in enumerate(zip(kept, judged, strict=True))]
 
 
 @cache

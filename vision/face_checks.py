@@ -95,20 +95,24 @@ LONE_PIP_SHIFT = 0.29
 LONE_PIP_SHIFTED = 0.8
 LONE_PIP_HINT = 0.05
 
-# ... and a 1 boxed under LONE_PIP_VIEWED_SMALL of the other dice's side (their median) is unsure when, in the four
-# shifted views cut at their side, hint or not, the classifier sees another face at LONE_PIP_SHIFTED or more and in
-# none of them a 1 at LONE_PIP_VIEWED_ONE or more: one pip of a black 2 on felt, boxed at 0.83-0.93 of the other
-# die's side (over LONE_PIP_SMALL, so the wider cut is at its own side), was read as a sure 1 in 3 of 2,000 fresh
-# felt throws (4,100,000+ and 4,101,000+, session 28), each accepted as a Mexx nobody threw: its wider cut hinted at
-# another face at 0.01-0.27 and views shifted by its own small side never reached the 2's middle. Logged for the
-# 3,353 sure 1s the reader left trusted on those throws, felt throws 3,200,000+ (800), two-dice d6 throws
-# 3,220,000+, d6 and Excape trays 2,000,250+ (1,000 each), marbled d6 2,005,000+, 3,620,000+, 3,650,000+ and marbled
-# Excape 2,005,300+ (300 each) and the train split's photos: the five 2s read as a sure 1 (ratio 0.83-0.94) gave
-# another face at 0.82-0.98 in views cut at the others' side, and a 1 at most 0.05 in any; of the 1,588 true 1s
-# boxed smaller than the other dice, two reached 0.8 (0.86 and 0.87, marbled dice whose swirls came into view), and
-# both showed their 1 in another view (0.49, 0.70): without that guard, the battery's marbled sets lost them.
-# Four views a 1 boxed small, read by the quick net mostly.
-LONE_PIP_VIEWED_SMALL = 1.0
+# ... and a 1 boxed under LONE_PIP_VIEWED_SMALL of the other dice's side (their median) and read under
+# LONE_PIP_VIEWED_CERTAIN is unsure when, in the four shifted views cut at their side, hint or not, the classifier
+# sees another face at LONE_PIP_SHIFTED or more and in none of them a 1 at LONE_PIP_VIEWED_ONE or more: one pip of a
+# black 2 on felt, boxed at 0.83-0.93 of the other die's side (over LONE_PIP_SMALL, so the wider cut is at its own
+# side), was read as a sure 1 in 3 of 2,000 fresh felt throws (4,100,000+ and 4,101,000+, session 28), each accepted
+# as a Mexx nobody threw: its wider cut hinted at another face at 0.01-0.27 and views shifted by its own small side
+# never reached the 2's middle. Logged for the 4,001 sure 1s the reader left trusted on those throws, felt throws
+# 3,200,000+ (800), 4,104,000+ and 4,105,000+, two-dice d6 throws 3,220,000+, d6 and Excape trays 2,000,250+ (1,000
+# each), marbled d6 2,005,000+, 3,620,000+, 3,650,000+ and marbled Excape 2,005,300+ (300 each) and the train
+# split's photos: the nine 2s read as a sure 1 (boxed at 0.68-0.94 of the other die, read at 0.63-0.92) gave another
+# face at 0.79-0.98 in views cut at the others' side, eight of them 0.8 or more and a 1 at most 0.05 in any view; of
+# the 1,886 true 1s boxed smaller than the other dice, two reached 0.8 (0.86 and 0.87, marbled dice whose swirls came
+# into view), and both showed their 1 in another view (0.49, 0.70): without that guard, the battery's marbled sets lost
+# them. The views are read by the full net mostly (the quick one is not sure of crops off a die's middle, and alone
+# saw the 2 in few: 0.10-0.90), ~2.6 ms a 1 viewed: asked for every 1 boxed smaller, they cost the bench's speed frames
+# 3.4 full-net crops a frame; the two bars, which every 2 above passes, leave a third of the true 1s viewed.
+LONE_PIP_VIEWED_SMALL = 0.95
+LONE_PIP_VIEWED_CERTAIN = 0.95
 LONE_PIP_VIEWED_ONE = 0.1
 
 # ... and, when still trusted and boxed smaller than the other dice (smaller_than_the_others), it is unsure when the
@@ -257,7 +261,8 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
         shifted = np.concatenate([_shifted_views(work, located[k]) for k in hinted])
         off_centre = other_face_probability(net, shifted, model, "pips:1").reshape(len(hinted), -1).max(axis=1)
         doubted |= {k for k, p in zip(hinted, off_centre, strict=True) if p >= LONE_PIP_SHIFTED}
-    doubted |= _seen_as_another_face_at_their_side(work, located, [k for k in ones if k not in doubted], model, net)
+    doubted |= _seen_as_another_face_at_their_side(work, located, final, [k for k in ones if k not in doubted], model,
+                                                     net)
     # The second locator's view around each 1 still trusted, boxed small, doubted by the wider cut or not read near
     # certain: a bigger die it sees there, read as another face.
     doubted |= _seen_as_another_face_around(work, located, final, [
@@ -279,13 +284,13 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     return made_unsure(final, _seen_as_another_face_around(work, located, final, small, model, net))
 
 
-def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], ones: list[int],
-                                        model: DieModel, net: FaceCascade) -> set[int]:
-    """Of the sure 1s `ones` (indices into `located`), those boxed under LONE_PIP_VIEWED_SMALL of the other dice's side
-    whose four shifted views, cut at that side, show another face at LONE_PIP_SHIFTED or more and none a 1 at
-    LONE_PIP_VIEWED_ONE or more: one pip of a bigger die boxed as a die."""
-    viewed = [(k, raised) for k in ones
-              if (raised := _at_least_the_others_size(located, k, LONE_PIP_VIEWED_SMALL)) is not located[k]]
+def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
+                                        ones: list[int], model: DieModel, net: FaceCascade) -> set[int]:
+    """Of the sure 1s `ones` (indices into `located` and `final`), those boxed under LONE_PIP_VIEWED_SMALL of the other
+    dice's side and read under LONE_PIP_VIEWED_CERTAIN whose four shifted views, cut at that side, show another face
+    at LONE_PIP_SHIFTED or more and none a 1 at LONE_PIP_VIEWED_ONE or more: one pip of a bigger die boxed as a die."""
+    viewed = [(k, raised) for k in ones if final[k].confidence < LONE_PIP_VIEWED_CERTAIN
+              and (raised := _at_least_the_others_size(located, k, LONE_PIP_VIEWED_SMALL)) is not located[k]]
     if not viewed:
         return set()
     probabilities = softmax(net.run(np.concatenate([_shifted_views(work, die) for _, die in viewed])))

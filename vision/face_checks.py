@@ -142,6 +142,22 @@ LONE_PIP_AROUND = 1.25
 PART_FACES = frozenset({"pips:2", "pips:3", "pips:4"})
 PART_BOXED = 0.95
 
+# ... and a sure 2, 3 or 4 read under PART_CERTAIN, whatever its box, is unsure when the second locator sees a die
+# around it, holding its centre and at least PART_AROUND of its side, that the classifier reads as another face at
+# PART_AROUND_OTHER_FACE or more: two pips of a black 4 on felt, the box off the die's middle, were read as a 2 in two
+# fresh felt throws accepted so (4,101,100 and 4,104,459, session 28; boxed at 0.88 and 0.98 of the other die: the 4
+# seen around the first under LONE_PIP_AROUND times as big, 1.14, the second over PART_BOXED). Logged for the 5,752 dice
+# read as a sure 2, 3 or 4 under p 0.95 where doubted_parts ends (felt throws 3,200,000+ (800), 4,100,000+, 4,101,000+
+# and 4,104,000+; two-dice d6 and Excape throws 3,220,000+, 3,230,000+; d6 and Excape trays 2,000,250+ (1,000 each);
+# marbled d6 2,005,000+ and Excape 2,005,300+ (300 each); the train split's photos): six were read wrong there (those
+# two, and parts of dice the reader dropped later or in throws refused), read at 0.64-0.86; five had such a die around
+# them read as another face at 0.91-0.96. Of the 5,746 read right, 603 under 0.9, none did at 0.9 or more (at most 0.88;
+# at 0.8, 2). Both 4s are then boxed again and read right. A window of the second locator (~0.3 ms) for each 2, 3 or 4
+# read under 0.9.
+PART_CERTAIN = 0.9
+PART_AROUND = 0.9
+PART_AROUND_OTHER_FACE = 0.9
+
 # Excape's 6 and 7 differ only by the pip in the middle, and the classifier, which sees the whole face, is at its
 # weakest between them (a marbled 6's swirl in the middle read as a pip: unclear, or a sure 7). A die read as either
 # is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
@@ -275,13 +291,19 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
                   net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
     1s are doubted_ones's) and boxed under PART_BOXED of the other dice's side made unsure when the second locator
-    sees a bigger die around it that the classifier reads as another face (seen_around, LONE_PIP_OTHER_FACE): a
-    part of a die read as a whole one.
+    sees a bigger die around it that the classifier reads as another face (seen_around, LONE_PIP_OTHER_FACE), and
+    read under PART_CERTAIN made unsure when it sees a die of about its size or more around it read as another face
+    surely (PART_AROUND, PART_AROUND_OTHER_FACE): a part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
     small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
              and (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
-    return made_unsure(final, _seen_as_another_face_around(work, located, final, small, model, net))
+    doubted = _seen_as_another_face_around(work, located, final, small, model, net)
+    unsure_reads = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
+                    and guess.confidence < PART_CERTAIN and k not in doubted]
+    doubted |= _seen_as_another_face_around(work, located, final, unsure_reads, model, net, PART_AROUND,
+                                            PART_AROUND_OTHER_FACE)
+    return made_unsure(final, doubted)
 
 
 def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
@@ -301,16 +323,17 @@ def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedD
 
 
 def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
-                                 picked: list[int], model: DieModel, net: FaceCascade) -> set[int]:
-    """Of the dice `picked` (indices into `final` and `located`), those inside a bigger die the second locator sees
-    around them (seen_around) that the classifier reads as another face than theirs, LONE_PIP_OTHER_FACE or more:
-    one pip, or a part of a die, boxed as a die."""
-    around = [(k, die) for k in picked for die in seen_around(work, located[k])]
+                                 picked: list[int], model: DieModel, net: FaceCascade, bigger: float = LONE_PIP_AROUND,
+                                 other_face: float = LONE_PIP_OTHER_FACE) -> set[int]:
+    """Of the dice `picked` (indices into `final` and `located`), those inside a die at least `bigger` times their
+    side that the second locator sees around them (seen_around) and the classifier reads as another face than theirs,
+    `other_face` or more: one pip, or a part of a die, boxed as a die."""
+    around = [(k, die) for k in picked for die in seen_around(work, located[k], bigger)]
     if not around:
         return set()
     seen = other_face_probability(net, cut(work, [die for _, die in around]), model,
                                   [final[k].appearance for k, _ in around])
-    return {k for (k, _), p in zip(around, seen, strict=True) if p >= LONE_PIP_OTHER_FACE}
+    return {k for (k, _), p in zip(around, seen, strict=True) if p >= other_face}
 
 
 def made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:
@@ -332,14 +355,14 @@ def _other_face(probabilities: np.ndarray, model: DieModel, faces: str | list[st
                      for row, face in zip(probabilities, read_as, strict=True)], np.float32)
 
 
-def seen_around(work: np.ndarray, die: LocatedDie) -> list[LocatedDie]:
-    """The dice the second locator sees around a die (second_look_around) that are bigger than it (LONE_PIP_AROUND)
+def seen_around(work: np.ndarray, die: LocatedDie, bigger: float = LONE_PIP_AROUND) -> list[LocatedDie]:
+    """The dice the second locator sees around a die (second_look_around) that are at least `bigger` times its side
     and hold its centre: where a pip boxed alone is one of a bigger die's pips, the die as a whole.
 
     Only the spots that can pass are turned square (a crop and two filters each): a die's square, whatever its turn,
-    lies inside its spot's upright box and is no bigger, so a spot smaller than LONE_PIP_AROUND of the die, or whose
+    lies inside its spot's upright box and is no bigger, so a spot smaller than `bigger` times the die, or whose
     box leaves out the die's centre, never gives such a die."""
-    (cx, cy), smallest = die.rect[0], LONE_PIP_AROUND * die.side
+    (cx, cy), smallest = die.rect[0], bigger * die.side
 
     def may_hold_it(spot: Spot) -> bool:
         half = spot.box_side / 2

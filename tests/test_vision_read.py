@@ -661,6 +661,7 @@ def test_a_virtual_die_the_locator_boxed_twice_or_in_part_read_sure_is_read_once
     # (The 6's corner, boxed at 0.61 of the other dice's side, is doubted by the part-of-a-die check too, which sees
     # the whole 6 around it: doubted_parts reads this tray right on its own, so it is left out here.)
     monkeypatch.setattr(face_checks, "PART_BOXED", 0.0)
+    monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
     assert "is stacked" in (read_tray(rendered.image, model, expect=len(rendered.dice)).reason or "")
 
 
@@ -679,6 +680,8 @@ def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_se
     assert reading.status == "ok"
     assert sorted(d.face for d in reading.dice) == sorted(d.label for d in rendered.dice)
     monkeypatch.setattr(face_checks, "PART_BOXED", 0.0)
+    # (Read under PART_CERTAIN, some of those 2s are doubted by the die around them at their own size too: left out.)
+    monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
     unchecked = read_tray(rendered.image, D6)
     assert unchecked.status == "ok" and "2" in [d.face for d in unchecked.dice]
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
@@ -846,6 +849,9 @@ def test_a_die_read_before_the_second_locator_found_the_other_is_judged_again_be
     rendered = render_tray(4_103_397, D6, **BLACK_PAIR_ON_FELT)
     labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     assert sorted(labels) == ["1", "6"]
+    # (The 3, read at 0.85, is also doubted by the die seen around it at its own size, read under PART_CERTAIN: that
+    # check is left out here.)
+    monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
     reading = read_tray(rendered.image, D6, expect=2)
     _never_silently_wrong(reading, labels, boxes)
     assert reading.status == "reroll"
@@ -1088,6 +1094,8 @@ def test_a_die_grown_from_a_pip_must_read_the_same_cut_wider(monkeypatch: pytest
     truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)
     monkeypatch.setattr(parts, "_read_the_same_wider", lambda work, dice, model: [True] * len(dice))
+    # (A 2 read under PART_CERTAIN is also looked at in the second locator's window, which sees the 3: left out here.)
+    monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
     with pytest.raises(AssertionError, match=r"sure 2 .* is a 3"):
         _never_silently_wrong(read_tray(rendered.image, D6, expect=2), truth, boxes)
 

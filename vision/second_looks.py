@@ -5,18 +5,16 @@ count, a dark frame with its shadows lifted)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 import cv2
 import numpy as np
 
 from vision.dice_geometry import STACKED_SIZE_RATIO, clear_side, in_square, others_side, overlapping_pairs, rect_overlap
-from vision.face_checks import LONE_PIP_SMALL, doubted_ones, doubted_parts, second_look_around
+from vision.face_checks import LONE_PIP_SMALL, second_look_around
 from vision.locate import LocatedDie, find_dice, second_locator
 from vision.models import DieModel
 from vision.read_dice import ReadDie, read_dice
-from vision.recognise import face_net_for
 
 # A throw still short of dice after the second locator's look is looked at once more, by the same locator, in the
 # frame with its shadows lifted (each pixel's brightness, 0..1, raised to SHADOWS_LIFTED): a black die on dark felt,
@@ -227,28 +225,7 @@ def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, i
     for die in found:
         if all(rect_overlap(die.candidate, k.candidate) <= overlap for k in kept):
             kept.append(die)
-    return _judged_beside_the_dice_found(work, kept, len(dice), model) if len(kept) > len(dice) else kept
-
-
-def _judged_beside_the_dice_found(work: np.ndarray, kept: list[ReadDie], earlier: int, model: DieModel
-                                  ) -> list[ReadDie]:
-    """The dice, each of the first `earlier` (read before the second locator found the others) that had no other die
-    to be sized by then (others_side) judged again beside the dice found, where it is read as a sure face a lone pip
-    or a part of a die shows (vision.face_checks: doubted_ones, doubted_parts). A die read beside others was judged
-    by their size already.
-
-    A fresh felt throw (4,103,397, session 28) was accepted with a 6 read as a 3: the locator boxed part of the
-    black 6 alone and missed the 1, which the second locator found, half again as big as the part. Against the
-    reader before: on the battery and on felt throws 4,100,000+, 4,101,000+, 4,103,000+, 4,104,000+ and 4,105,000+
-    (1,000 each), no die read otherwise but that one, made unsure."""
-    alone = [k for k in range(earlier) if others_side([d.candidate for d in kept[:earlier]], k) is None]
-    if not alone:
-        return kept
-    located = [d.candidate for d in kept]
-    guesses = [d.guess if k in alone else replace(d.guess, sure=False) for k, d in enumerate(kept)]
-    net = face_net_for(model)
-    judged = doubted_parts(work, located, doubted_ones(work, located, guesses, model, net), model, net)
-    return [replace(d, guess=guess) if k in alone else d for k, (d, guess) in enumerate(zip(kept, judged, strict=True))]
+    return kept
 
 
 @cache

@@ -818,9 +818,28 @@ def test_one_pip_of_a_black_two_boxed_a_little_smaller_than_the_other_die_is_see
     _never_silently_wrong(read_tray(rendered.image, D6, expect=2), labels, boxes)
 
     monkeypatch.setattr(face_checks, "LONE_PIP_VIEWED_SMALL", 0.0)
+    # (The second locator's window sees the 2 of 4,100,357 at the pip's own size too, LONE_PIP_AROUND_SURELY: left
+    # out here.)
+    monkeypatch.setattr(face_checks, "LONE_PIP_AROUND_SURELY", 1.1)
     without = read_tray(rendered.image, D6, expect=2)
     on_the_two = [d for i, d in enumerate(without.dice) if match_boxes([d.box], [boxes[two]], 0.3).get(0) == 0]
     assert without.status == "ok" and [(d.face, d.sure) for d in on_the_two] == [("1", True)]
+
+
+def test_one_pip_of_a_black_two_boxed_at_the_other_die_s_size_is_doubted_by_the_two_around_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh felt throw of session 28, accepted as a Mexx: one pip of the 2 boxed at the other die's size and read
+    # as a 1 at 0.96. The second locator's window sees the 2 at 0.84 of that box (under LONE_PIP_AROUND), read as a 2
+    # at 0.96 (LONE_PIP_AROUND_SURELY); the 1 is unsure, then boxed again and read as the 2 it is.
+    rendered = render_tray(4_108_068, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, labels, boxes)
+    assert sorted(d.face for d in reading.dice) == sorted(labels) == ["2", "4"]
+
+    monkeypatch.setattr(face_checks, "LONE_PIP_AROUND_SURELY", 1.1)
+    without = read_tray(rendered.image, D6, expect=2)
+    assert without.status == "ok" and sorted(d.face for d in without.dice) == ["1", "4"]
 
 
 @pytest.mark.parametrize("seed", [4_101_100, 4_104_459])

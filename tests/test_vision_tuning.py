@@ -37,6 +37,19 @@ def test_hazard_sets_alternate_the_models_and_are_read_expecting_the_dice_thrown
     assert "hazard dice 2" in tuning.summary(record)
 
 
+def test_a_throw_accepted_with_a_die_read_twice_and_another_missed_counts_as_read_wrong() -> None:
+    # Felt throw 4,104,059 (session 28): the 3 boxed twice and read as two 3s, the 2 not found, the throw accepted.
+    # No die's record is wrong (the 3 is read right, the 2 "not found", the second 3 "sure on no die"); the throw the
+    # game would count is still 3-3 for a 3 and a 2.
+    record = tuning.read_set("black-pairs-on-felt", trays=1, first=4_104_059)
+    assert record.accepted == {"4104059": True} and not any(d.wrong for d in record.dice.values())
+    assert record.faces_wrong == {"4104059"}
+    assert "1 of them with a die read wrong (1 by their faces alone" in tuning.summary(record)
+    before = replace(record, faces_wrong=set())
+    assert tuning.compare(before, record) == [
+        "tray 4104059: accepted with faces not the dice's False -> True NEW WRONG"]
+
+
 def test_the_benchmarks_seeds_are_refused() -> None:
     for first, trays in ((1_000_000, 1), (999_990, 20), (1_999_999, 5)):
         with pytest.raises(SystemExit, match="benchmark's seeds"):

@@ -97,6 +97,9 @@ class SetRecord:
     dice: dict[tuple[str, int], DieRecord] = field(default_factory=dict)
     accepted: dict[str, bool] = field(default_factory=dict)
     false_dice: int = 0                 # sure dice where there is no die
+    # Trays accepted whose faces, all told, are not the dice's: a die read wrong, or one whose box matched no label
+    # (its die then "not found", the die read "sure on no die"), which no die's record shows as wrong.
+    faces_wrong: set[str] = field(default_factory=set)
 
 
 def check_tuning_seeds(first: int, trays: int) -> None:
@@ -178,6 +181,8 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
         reading = read_tray(image, model, expect=len(truth) if expect else None)
         record.accepted[tray] = reading.status == "ok"
+        if reading.status == "ok" and sorted(d.face for d in reading.dice) != sorted(label for label, _, _ in truth):
+            record.faces_wrong.add(tray)
         found, elsewhere = match_reading(reading, [box for _, box, _ in truth])
         record.false_dice += sum(d.sure for d in elsewhere)
         for j, (label, _, hazard) in enumerate(truth):
@@ -252,6 +257,9 @@ def summary(record: SetRecord) -> str:
             f"wrong {sum(d.wrong for d in dice)}, sure on no die {record.false_dice}; "
             f"not read right: {dict(why.most_common())}; trays accepted {sum(record.accepted.values())} "
             f"of {len(record.accepted)}, {_accepted_wrong(record)} of them with a die read wrong")
+    hidden = _faces_wrong(record) - {tray for (tray, _), die in record.dice.items() if die.wrong}
+    if hidden:
+        line += f" ({len(hidden)} by their faces alone: a die missed, or read where it matched no label)"
     if hazard:
         line += (f"; hazard dice {len(hazard)}: read sure {sum(bool(d.sure) for d in hazard)}, "
                  f"not found {sum(d.face is None for d in hazard)}")
@@ -259,8 +267,14 @@ def summary(record: SetRecord) -> str:
 
 
 def _accepted_wrong(record: SetRecord) -> int:
-    """Trays accepted with a die read sure and wrong: a throw the game would count as another."""
-    return len({tray for (tray, _), die in record.dice.items() if die.wrong and record.accepted[tray]})
+    """Trays accepted with a die read sure and wrong, or with faces that are not the dice's (SetRecord.faces_wrong;
+    records saved before session 28 have none): a throw the game would count as another."""
+    return len({tray for (tray, _), die in record.dice.items() if die.wrong and record.accepted[tray]}
+               | _faces_wrong(record))
+
+
+def _faces_wrong(record: SetRecord) -> set[str]:
+    return getattr(record, "faces_wrong", set())
 
 
 def compare(old: SetRecord, new: SetRecord) -> list[str]:
@@ -278,6 +292,9 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
             lines.append(f"tray {key[0]} die {key[1]} ({was.label}): {_said(was)} -> {_said(now)}{marks}")
     lines += [f"tray {tray}: accepted {ok} -> {new.accepted[tray]}" for tray, ok in old.accepted.items()
               if new.accepted[tray] != ok]
+    was_wrong, now_wrong = _faces_wrong(old), _faces_wrong(new)
+    lines += [f"tray {tray}: accepted with faces not the dice's {tray in was_wrong} -> {tray in now_wrong}"
+              + (" NEW WRONG" if tray in now_wrong else "") for tray in sorted(was_wrong ^ now_wrong)]
     return lines
 
 

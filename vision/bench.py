@@ -186,6 +186,13 @@ THROW_SEED_START = BENCH_SEED_START + 700_000
 THROW_DICE = 2
 
 
+def faces_are(reading: TrayReading, labels: list[str]) -> bool:
+    """Whether a reading's faces, all told, are the labelled dice's: what the game counts of an accepted throw. The
+    faces, not where they lie: a 1 boxed by its pip alone is a 1 all the same, and a die read twice where another is
+    missed is a throw counted as another though each face read is some die's."""
+    return sorted(d.face for d in reading.dice) == sorted(labels)
+
+
 @dataclass
 class ThrowTally(Tally):
     """A Tally of throws (its frames), each read as the table reads a throw, and of the throws the game would count."""
@@ -201,8 +208,7 @@ class ThrowTally(Tally):
         super().add(reading, truth, where)
         if reading.status == "ok":
             self.accepted += 1
-            # The game counts the faces, not where they lie: a 1 boxed by its pip alone is a 1 all the same.
-            self.accepted_wrong += sorted(d.face for d in reading.dice) != sorted(label for label, _ in truth)
+            self.accepted_wrong += not faces_are(reading, [label for label, _ in truth])
 
     def row(self) -> str:
         def pct(n: int, of: int) -> str:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bench import BENCH_SEED_START, match_reading
+from vision.bench import BENCH_SEED_START, faces_are, match_reading
 from vision.models import D6, EXCAPE, DieModel
 
 TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
@@ -181,7 +181,7 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
         reading = read_tray(image, model, expect=len(truth) if expect else None)
         record.accepted[tray] = reading.status == "ok"
-        if reading.status == "ok" and sorted(d.face for d in reading.dice) != sorted(label for label, _, _ in truth):
+        if reading.status == "ok" and not faces_are(reading, [label for label, _, _ in truth]):
             record.faces_wrong.add(tray)
         found, elsewhere = match_reading(reading, [box for _, box, _ in truth])
         record.false_dice += sum(d.sure for d in elsewhere)

@@ -294,10 +294,10 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
                                                      net)
     # The second locator's view around each 1 still trusted, boxed small, doubted by the wider cut or not read near
     # certain: a bigger die it sees there, read as another face.
-    doubted |= _seen_as_another_face_around(work, located, final, [
-        k for k, p in zip(ones, wider, strict=True) if k not in doubted and (
-            k in small or p >= LONE_PIP_OTHER_FACE or final[k].confidence < LONE_PIP_CERTAIN)], model, net,
-        bars=((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE), (LONE_PIP_AROUND_ITS_SIZE, LONE_PIP_AROUND_SURELY)))
+    bars = ((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE), (LONE_PIP_AROUND_ITS_SIZE, LONE_PIP_AROUND_SURELY))
+    doubted |= _seen_as_another_face_around(work, located, final, {
+        k: bars for k, p in zip(ones, wider, strict=True) if k not in doubted and (
+            k in small or p >= LONE_PIP_OTHER_FACE or final[k].confidence < LONE_PIP_CERTAIN)}, model, net)
     return made_unsure(final, doubted)
 
 
@@ -310,14 +310,15 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     surely (PART_AROUND, PART_AROUND_OTHER_FACE): a part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
-    small = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
-             and (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual]
-    doubted = _seen_as_another_face_around(work, located, final, small, model, net)
-    unsure_reads = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in PART_FACES
-                    and guess.confidence < PART_CERTAIN and k not in doubted]
-    doubted |= _seen_as_another_face_around(work, located, final, unsure_reads, model, net,
-                                            bars=((PART_AROUND, PART_AROUND_OTHER_FACE),))
-    return made_unsure(final, doubted)
+    bars: dict[int, tuple[tuple[float, float], ...]] = {}
+    for k, guess in enumerate(final):
+        if not (guess.sure and guess.appearance in PART_FACES):
+            continue
+        if (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual:
+            bars[k] = ((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE),)
+        if guess.confidence < PART_CERTAIN:
+            bars[k] = (*bars.get(k, ()), (PART_AROUND, PART_AROUND_OTHER_FACE))
+    return made_unsure(final, _seen_as_another_face_around(work, located, final, bars, model, net))
 
 
 def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
@@ -337,20 +338,19 @@ def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedD
 
 
 def _seen_as_another_face_around(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],
-                                 picked: list[int], model: DieModel, net: FaceCascade,
-                                 bars: tuple[tuple[float, float], ...] = ((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE),)
-                                 ) -> set[int]:
-    """Of the dice `picked` (indices into `final` and `located`), those inside a die the second locator sees around
-    them (seen_around) that the classifier reads as another face than theirs, by one of the `bars` (times their side
-    at least, probability of another face at least): one pip, or a part of a die, boxed as a die. One window of the
-    second locator a die, whatever the bars."""
-    around = [(k, die) for k in picked for die in seen_around(work, located[k], min(size for size, _ in bars))]
+                                 bars: dict[int, tuple[tuple[float, float], ...]], model: DieModel,
+                                 net: FaceCascade) -> set[int]:
+    """Of the dice picked (the keys of `bars`, indices into `final` and `located`), those inside a die the second
+    locator sees around them (seen_around) that the classifier reads as another face than theirs, by one of their
+    bars (times their side at least, probability of another face at least): one pip, or a part of a die, boxed as a
+    die. One window of the second locator a die, whatever its bars."""
+    around = [(k, die) for k, its in bars.items() for die in seen_around(work, located[k], min(s for s, _ in its))]
     if not around:
         return set()
     seen = other_face_probability(net, cut(work, [die for _, die in around]), model,
                                   [final[k].appearance for k, _ in around])
     return {k for (k, die), p in zip(around, seen, strict=True)
-            if any(die.side >= size * located[k].side and p >= bar for size, bar in bars)}
+            if any(die.side >= size * located[k].side and p >= bar for size, bar in bars[k])}
 
 
 def made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:

@@ -74,3 +74,17 @@ def test_a_five_shows_its_corner_and_middle_pips_and_no_side_pips() -> None:
 def test_a_crop_of_another_size_is_refused() -> None:
     with pytest.raises(ValueError, match="64 px"):
         face_layouts(np.zeros((1, 40, 40, 3), np.uint8))
+
+
+def test_a_seven_fits_a_sevens_layout_and_fewer_pips_do_not() -> None:
+    # A 7 the classifier is unsure of must fit a 7's layout (vision.face_checks.SEVEN_FIT): a marbled die's swirls
+    # read as a 7's pips leave a position on the wrong side. A 7 of gold pips on a body with a swirl of another colour
+    # fits all the same: each position sides with its own colour, though neither is of one colour.
+    gold, green = (40, 190, 220), (60, 160, 60)
+    sevens = [_face_crop(7), _face_crop(7, green, gold, swirl=(90, 120, 200)), _face_crop(7, shift=(6, -6), size=0.8)]
+    blank = np.full((CENTRE_SIZE, CENTRE_SIZE, 3), 120, np.uint8)
+    others = [_face_crop(n) for n in (3, 4, 5, 6)] + [_face_crop(1), blank]
+    fits = [layout.seven_fit for layout in face_layouts(np.stack(sevens + others))]
+    assert all(fit >= 0 for fit in fits[:3]), fits
+    assert all(fit < 0 for fit in fits[3:]), fits
+    assert fits[-1] == -np.inf        # a blank crop: no face with the pips' contrast at all

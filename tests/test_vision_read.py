@@ -1309,6 +1309,8 @@ def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch
     judged = face_checks.face_layouts
     monkeypatch.setattr(face_checks, "face_layouts",
                         lambda crops: [layout._replace(five=False) for layout in judged(crops)])
+    # A 7 read under SEVEN_SHOWN_BELOW must show its middle pip: that check (session 29) doubts this die on its own.
+    monkeypatch.setattr(face_checks, "SEVEN_SHOWN_BELOW", 0.0)
     assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
 
 
@@ -1350,5 +1352,23 @@ def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pyt
     else:
         assert reading.status == "reroll"
         monkeypatch.setattr(face_checks, "face_layouts", lambda crops: [FaceLayout(None, False)] * len(crops))
+        # With no layout to see, a 7 read under SEVEN_SHOWN_BELOW is doubted too (session 29): switched off here.
+        monkeypatch.setattr(face_checks, "SEVEN_SHOWN_BELOW", 0.0)
         unchecked = read_tray(rendered.image, EXCAPE)
         assert unchecked.status == "ok" and "7" in unchecked.faces and "7" not in truth
+
+
+@pytest.mark.parametrize("seed", [4_122_053, 4_122_154])
+def test_a_seven_read_unsure_of_must_show_a_sevens_layout(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    # Fresh Excape throws of marbled dice with gold pips (session 29): the full net read the swirls of a 3 and of a 5
+    # as a 7's pips, under 0.9, and the throws were accepted; neither die shows a clear six layout with a pip in its
+    # middle, nor fits a 7's layout (vision.centre_pip.seven_fits).
+    rendered = render_tray(seed, EXCAPE, die_colour="marbled", pip_colour="gold")
+    truth = sorted(d.label for d in rendered.dice)
+    assert "7" not in truth
+    reading = read_tray(rendered.image, EXCAPE, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
+    monkeypatch.setattr(face_checks, "SEVEN_SHOWN_BELOW", 0.0)
+    unchecked = read_tray(rendered.image, EXCAPE, expect=2)
+    assert unchecked.status == "ok" and "7" in unchecked.faces

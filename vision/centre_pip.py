@@ -132,6 +132,7 @@ class FaceLayout(NamedTuple):
 
     middle: bool | None     # its middle a pip (True) or body (False) in a clear six layout; None: no clear answer
     five: bool              # a clear 5's layout: the corner and middle pips, every side position body
+    seven_fit: float = -np.inf  # how well its face fits a 7's layout at best (seven_fits); 0 or more: it does
 
 
 def face_layouts(crops: np.ndarray) -> list[FaceLayout]:
@@ -139,8 +140,44 @@ def face_layouts(crops: np.ndarray) -> list[FaceLayout]:
     face: whether its middle holds a pip where the crop shows a clear six layout (a 6 or a 7), and whether it clearly
     shows a 5's layout instead (SIDE_BODY at every side position: a die read as a 7 that shows it is a 5 whose
     marbling the classifier took for the 7's side pips)."""
-    return [FaceLayout(None, False) if far is None else FaceLayout(_middle_in_six_layout(far), _five_layout(far))
-            for far in _layout_distances(crops)]
+    return [FaceLayout(None, False, seven) if far is None else
+            FaceLayout(_middle_in_six_layout(far), _five_layout(far), seven)
+            for far, seven in zip(_layout_distances(crops), seven_fits(crops), strict=True)]
+
+
+# A 7's layout: the four corners, one pair of side positions and the middle are pips; the body points between the
+# corners and the other pair of side positions are body.
+_SEVEN_LAYOUTS = tuple(([0, 1, 2, 3, *pips, 12], [4, 5, 6, 7, *body]) for pips, body in (((8, 9), (10, 11)),
+                                                                                            ((10, 11), (8, 9))))
+
+
+def seven_fits(crops: np.ndarray) -> list[float]:
+    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops -> for each, how well its face fits a 7's layout: over the
+    faces tried (_sample_offsets, near and far) and both turns of the layout, the best of the smallest margin by which
+    each pip position is nearer the pips' colour than the body's, and each body position nearer the body's than the
+    pips', in units of the pips' contrast with the body (MIN_CONTRAST at least). 0 or more: the face shows a 7, each
+    of its positions on the right side; below 0 one position at least is not (a 4's middle, a 3's corner, a 6's
+    middle); -inf: no face with the contrast. Unlike the six layout's fit (_layout_distances), the body need not be
+    of one colour, nor the pips: a marbled die's swirls and gold pips pass when every position sides with its own."""
+    xs, ys, _ = _sample_offsets(CENTRE_SIZE)
+    fits = []
+    for crop in crops:
+        samples = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))[ys, xs]
+        best = -np.inf
+        for pip_at, body_at in _SEVEN_LAYOUTS:
+            pips, body = samples[:, pip_at], samples[:, body_at]
+            pip, body_colour = pips.mean(axis=1), body.mean(axis=1)
+            contrast = np.linalg.norm(pip - body_colour, axis=1)
+            pips_side = (np.linalg.norm(pips - body_colour[:, None], axis=2)
+                         - np.linalg.norm(pips - pip[:, None], axis=2)).min(axis=1)
+            body_side = (np.linalg.norm(body - pip[:, None], axis=2)
+                         - np.linalg.norm(body - body_colour[:, None], axis=2)).min(axis=1)
+            margin = np.minimum(pips_side, body_side) / np.maximum(contrast, 1e-3)
+            margin = margin[contrast >= MIN_CONTRAST]
+            if len(margin):
+                best = max(best, float(margin.max()))
+        fits.append(best)
+    return fits
 
 
 def _middle_in_six_layout(far: np.ndarray) -> bool | None:

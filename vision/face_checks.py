@@ -183,6 +183,21 @@ PART_AROUND_OTHER_FACE = 0.9
 # positions also looked like body showed no clear layout (their corners unlike, 1.16 and 1.38 apart).
 MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
 MIDDLE_PAIR_SURE = 0.9
+# A die read as a sure 7 under SEVEN_SHOWN_BELOW that shows no clear six layout with a pip in its middle must at least
+# fit a 7's layout (vision.centre_pip.seven_fits: each pip position nearer the pips' colour than the body's, each body
+# position nearer the body's; SEVEN_FIT), else it is unsure. The full net reads the swirls of a marbled die with gold
+# pips as a 7's pips: on a fresh range of that look (4,122,000+, 300 trays read as the table reads them, session 29)
+# 9 of the 52 dice read as a sure 7 were a 3, 4, 5 or 6, read at 0.61-0.90 (three at 0.90, over the bar), none showing
+# a clear six layout with a middle pip; the six under 0.9 fitted a 7 at -0.74 to +0.01. Of the 17 true 7s read under
+# 0.9 there, 6 showed no clear middle (the marbling), 2 of them fitting a 7 under 0 (-0.45, -0.08). On fresh plain and
+# marbled Excape ranges (4,125,000+, 1,000 trays: 172 sure 7s; 4,127,000+, 300 marbled: 46) no true 7 read under 0.9
+# failed both; of 169 on the battery's Excape throws (3,230,000+), 2 did (-0.86, -0.56, perspective). The middle alone
+# (no fit asked) made 6 true 7s unsure on the gold range, and 7 on another (4,128,000+) for 6 wrong ones. On fresh
+# ranges no bar was chosen on (gold 4,130,000+, marbled 4,129,000+ and 4,131,000+, 300 trays each; plain 4,120,000+
+# and 4,121,000+, 1,000 each): dice read sure and wrong 19 -> 11, throws accepted with a die wrong 16 -> 8, 3 true 7s
+# made unsure (re-rolls asked); the battery reads die for die as before but for one true 7 of its Excape throws.
+SEVEN_SHOWN_BELOW = 0.9
+SEVEN_FIT = 0.0
 
 
 def cut(work: np.ndarray, located: list[LocatedDie], margin: float = CROP_MARGIN, size: int = CROP_SIZE
@@ -197,8 +212,9 @@ def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: 
     """The final guesses of a model whose faces include a 6 and a 7 (Excape), each die read as either judged again
     by the pip in its middle (vision.centre_pip), where the crop shows it clearly: a sure face it contradicts made
     unsure, and a die the classifier left unsure between the two (MIDDLE_PAIR_SURE of its first read on the pair,
-    "tilted" under SURE_TILTED) read as the face it shows, sure; a sure 7 showing a 5's layout made unsure. A crop
-    for each 6 and 7 only."""
+    "tilted" under SURE_TILTED) read as the face it shows, sure; a sure 7 showing a 5's layout, or read under
+    SEVEN_SHOWN_BELOW and showing neither a clear middle pip nor a 7's layout (SEVEN_FIT), made unsure. A crop for
+    each 6 and 7 only."""
     if not close_rivals(model) >= MIDDLE_PIP_PAIR:
         return final
     faces = [f.appearance for f in model.faces]
@@ -211,11 +227,15 @@ def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: 
         return final
     layouts = face_layouts(cut(work, [located[k] for k in picked], size=CENTRE_SIZE))
     judged = list(final)
-    for k, (middle, five) in zip(picked, layouts, strict=True):
+    for k, layout in zip(picked, layouts, strict=True):
+        middle, five = layout.middle, layout.five
         if five and final[k].sure and final[k].appearance == "pips:7":
             judged[k] = replace(final[k], sure=False)
             continue
         if middle is None:
+            if (final[k].sure and final[k].appearance == "pips:7" and final[k].confidence < SEVEN_SHOWN_BELOW
+                    and layout.seven_fit < SEVEN_FIT):
+                judged[k] = replace(final[k], sure=False)
             continue
         face = "pips:7" if middle else "pips:6"
         if final[k].sure and final[k].appearance != face:

@@ -16,10 +16,10 @@ from vision.locate import WEIGHTS as LOCATOR_WEIGHTS
 from vision.locate import Locator
 from vision.models import ModelError
 from vision.nets import KNOWN_ANSWERS, STANDARD_FLOOR, WEIGHTS_DIR, check_known_answer, file_digest, load_net
-from vision.recognise import QUICK_WEIGHTS, FaceNet, crops_to_blob
+from vision.recognise import CROSS_CHECK_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
-COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, FLAT_WEIGHTS]
+COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, CROSS_CHECK_WEIGHTS, FLAT_WEIGHTS]
 
 
 @pytest.mark.parametrize(("net", "what"), [(Locator, "dice locator"), (FaceNet, "face classifier"),
@@ -110,3 +110,17 @@ def test_the_second_locator_is_named_in_its_errors(tmp_path: Path, monkeypatch: 
             load_nets()
     finally:
         locate.second_locator.cache_clear()
+
+
+def test_the_x_cross_check_is_named_in_its_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read only for dice read as an X (Excape), it is loaded when the companion starts all the same.
+    from vision import recognise
+    from vision.read import load_nets
+
+    monkeypatch.setattr(recognise, "CROSS_CHECK_WEIGHTS", tmp_path / "faces_cross.onnx")
+    recognise.cross_check_net.cache_clear()
+    try:
+        with pytest.raises(ModelError, match="X cross-check weights missing"):
+            load_nets()
+    finally:
+        recognise.cross_check_net.cache_clear()

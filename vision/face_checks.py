@@ -27,6 +27,7 @@ from vision.recognise import (
     close_rivals,
     confirm,
     crop_die,
+    cross_check_net,
     face_probabilities,
     softmax,
 )
@@ -243,6 +244,30 @@ def with_middle_pips_judged(work: np.ndarray, located: list[LocatedDie], first: 
         elif not final[k].sure:
             judged[k] = FaceGuess(face, float(pair[k]), True)
     return judged
+
+
+# A die read as a sure X stands only if the cross-check net (vision.recognise.CROSS_CHECK_WEIGHTS) sees an X there too,
+# at CROSS_CHECKED or more among the model's faces, on average over the crop as the classifier reads it and the crop
+# turned a quarter. Both the quick and the full net read the swirls of marbled dice with gold pips as an X, near
+# certain: 11 of the 17 dice the bench's gold-pip row read sure and wrong after the 7's check (SEVEN_FIT). Logged in
+# the reader on the sure Xs of fresh Excape ranges (session 29): the dice of pips read as an X on gold-pip marbled
+# 4,122,000+ (300 trays read as the table reads them; the bar chosen there) gave 0.01-0.49, 7 of 9 under 0.3; the
+# true Xs of plain 4,120,000+, 4,121,000+ and 4,125,000+ (1,000 trays each) and marbled 4,129,000+ (300) 0.41 or more
+# (953 of them; the lower of the two views instead of their mean: one at 0.12, a purple X near the frame's corner).
+CROSS_CHECKED = 0.3
+
+
+def with_crosses_checked(crops: np.ndarray, final: list[FaceGuess], model: DieModel) -> list[FaceGuess]:
+    """The final guesses, each sure X the cross-check net does not see as an X (CROSS_CHECKED, the mean of two views)
+    made unsure; crops: the dice's crops as the classifier reads them. Two crops for each sure X only."""
+    crosses = [k for k, guess in enumerate(final) if guess.sure and guess.appearance == "symbol:cross"]
+    if not crosses:
+        return final
+    column = [f.appearance for f in model.faces].index("symbol:cross")
+    views = [crops[crosses], np.rot90(crops[crosses], 1, axes=(1, 2))]
+    seen = np.mean([face_probabilities(cross_check_net().run(np.ascontiguousarray(view)), model)[:, column]
+                    for view in views], axis=0)
+    return made_unsure(final, {k for k, p in zip(crosses, seen, strict=True) if p < CROSS_CHECKED})
 
 
 def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,

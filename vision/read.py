@@ -32,7 +32,7 @@ from vision.locate import FAINT_PEAK, check_tray, find_dice, locator, second_loc
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
 from vision.read_dice import ReadDie, doubt, read_dice
-from vision.recognise import face_net
+from vision.recognise import cross_check_net, face_net
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 from vision.second_looks import (
     is_dark,
@@ -144,6 +144,7 @@ def load_nets() -> None:
     locator()
     second_locator()
     face_net()
+    cross_check_net()
     flat_net()
 
 

@@ -10,7 +10,15 @@ import numpy as np
 
 from vision.blur import SYMBOL_SIZE, blurred, edge_measures, symbol_isotropy
 from vision.dice_geometry import STACKED_SIZE_RATIO
-from vision.face_checks import cut, doubted_ones, doubted_parts, judged_lying_flat, made_unsure, with_middle_pips_judged
+from vision.face_checks import (
+    cut,
+    doubted_ones,
+    doubted_parts,
+    judged_lying_flat,
+    made_unsure,
+    with_crosses_checked,
+    with_middle_pips_judged,
+)
 from vision.flat import NOT_FLAT, not_flat
 from vision.locate import LocatedDie
 from vision.models import DieModel
@@ -152,6 +160,7 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
         final = with_middle_pips_judged(work, located_kept, first_kept, final, model)
+        final = with_crosses_checked(crops_kept, final, model)
     dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
             in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
     return with_symbols_judged(work, [d for d in dice if counts_as_die(d)])

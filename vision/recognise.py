@@ -66,6 +66,11 @@ QUICK_CERTAIN = 0.9
 # A second full net, trained otherwise, whose logits are averaged with the full net's on every crop the full net reads
 # (FaceEnsemble): None, none committed (vision/training/README.md, "The face classifier": what was tried).
 SECOND_WEIGHTS: Path | None = None
+# A third net, the full one fine-tuned with marbled dice (gold, white, black and red pips) in its data, reads again
+# every die read as a sure X (vision.face_checks.with_crosses_checked): the two nets above read the swirls of a
+# marbled die with gold pips as a cross. As the reader's full net it read real photo dice worse (session 27); it
+# never sees a d6's dice (a d6 has no X).
+CROSS_CHECK_WEIGHTS = WEIGHTS.with_name("faces_cross.onnx")
 # Faces one pip apart (Excape's 6 and 7) are always read by the full net: the quick net was at times near certain
 # of a 7 on a 6 the full net doubted.
 QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
@@ -152,8 +157,8 @@ def crops_to_blob(crops: np.ndarray) -> np.ndarray:
 class FaceNet:
     """The ONNX face classifier: logits over CLASSES per crop."""
 
-    def __init__(self, weights: Path = WEIGHTS) -> None:
-        self._net = load_net(weights, "face classifier")
+    def __init__(self, weights: Path = WEIGHTS, what: str = "face classifier") -> None:
+        self._net = load_net(weights, what)
 
     def run(self, crops: np.ndarray) -> np.ndarray:
         """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> logits (N, len(CLASSES))."""
@@ -232,6 +237,12 @@ def face_net() -> FaceCascade:
     """The shared classifier, both nets loaded on first use (never at import)."""
     full = FaceNet(WEIGHTS) if SECOND_WEIGHTS is None else FaceEnsemble([FaceNet(WEIGHTS), FaceNet(SECOND_WEIGHTS)])
     return FaceCascade(FaceNet(QUICK_WEIGHTS), full)
+
+
+@cache
+def cross_check_net() -> FaceNet:
+    """The net that reads again the dice read as an X (CROSS_CHECK_WEIGHTS), loaded on first use (never at import)."""
+    return FaceNet(CROSS_CHECK_WEIGHTS, "X cross-check")
 
 
 @cache

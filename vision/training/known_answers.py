@@ -48,7 +48,7 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     frame = crops_to_blob(small[None, top:top + h, left:left + w])
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
     return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
-            "faces_quick": (crops, "logits"),
+            "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"),
             "flat": (flat_inputs(work, dice), "logits")}
 
 

@@ -304,6 +304,7 @@ NET_OPTIONS = {
     "faces": ("vision.recognise", "WEIGHTS", "face_net"),
     "quick": ("vision.recognise", "QUICK_WEIGHTS", "face_net"),
     "faces_second": ("vision.recognise", "SECOND_WEIGHTS", "face_net"),
+    "cross_check": ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net"),
     "flat": ("vision.flat", "WEIGHTS", "flat_net"),
     "locator": ("vision.locate", "WEIGHTS", "locator"),
     "second_locator": ("vision.locate", "SECOND_WEIGHTS", "second_locator"),

@@ -97,30 +97,23 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
     assert crops_to_blob(images[:0]).shape == (0, 3, *shape[1:3])
 
 
-def test_the_second_locator_is_named_in_its_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The companion loads every net as it starts (vision.read.load_nets): a second locator missing from an install
-    # is refused then, by name, not at the first throw short of a die.
-    from vision import locate
+@pytest.mark.parametrize(("module", "weights", "loader", "what"), [
+    ("vision.locate", "SECOND_WEIGHTS", "second_locator", "second dice locator"),
+    ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "X cross-check")])
+def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, weights: str, loader: str, what: str) -> None:
+    # The companion loads every net as it starts (vision.read.load_nets): a second locator (read for a throw short of a
+    # die) or an X cross-check (read for a die read as an X) missing from an install is refused then, by name, not in
+    # the middle of a game.
+    import importlib
+
     from vision.read import load_nets
 
-    monkeypatch.setattr(locate, "SECOND_WEIGHTS", tmp_path / "locator_second.onnx")
-    locate.second_locator.cache_clear()
+    nets_module = importlib.import_module(module)
+    monkeypatch.setattr(nets_module, weights, tmp_path / "missing.onnx")
+    getattr(nets_module, loader).cache_clear()
     try:
-        with pytest.raises(ModelError, match="second dice locator weights missing"):
+        with pytest.raises(ModelError, match=f"{what} weights missing"):
             load_nets()
     finally:
-        locate.second_locator.cache_clear()
-
-
-def test_the_x_cross_check_is_named_in_its_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Read only for dice read as an X (Excape), it is loaded when the companion starts all the same.
-    from vision import recognise
-    from vision.read import load_nets
-
-    monkeypatch.setattr(recognise, "CROSS_CHECK_WEIGHTS", tmp_path / "faces_cross.onnx")
-    recognise.cross_check_net.cache_clear()
-    try:
-        with pytest.raises(ModelError, match="X cross-check weights missing"):
-            load_nets()
-    finally:
-        recognise.cross_check_net.cache_clear()
+        getattr(nets_module, loader).cache_clear()

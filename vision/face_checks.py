@@ -188,15 +188,16 @@ MIDDLE_PAIR_SURE = 0.9
 # fit a 7's layout (vision.centre_pip.seven_fits: each pip position nearer the pips' colour than the body's, each body
 # position nearer the body's; SEVEN_FIT), else it is unsure. The full net reads the swirls of a marbled die with gold
 # pips as a 7's pips: on a fresh range of that look (4,122,000+, 300 trays read as the table reads them, session 29)
-# 9 of the 52 dice read as a sure 7 were a 3, 4, 5 or 6, read at 0.61-0.90 (three at 0.90, over the bar), none showing
-# a clear six layout with a middle pip; the six under 0.9 fitted a 7 at -0.74 to +0.01. Of the 17 true 7s read under
-# 0.9 there, 6 showed no clear middle (the marbling), 2 of them fitting a 7 under 0 (-0.45, -0.08). On fresh plain and
-# marbled Excape ranges (4,125,000+, 1,000 trays: 172 sure 7s; 4,127,000+, 300 marbled: 46) no true 7 read under 0.9
-# failed both; of 169 on the battery's Excape throws (3,230,000+), 2 did (-0.86, -0.56, perspective). The middle alone
-# (no fit asked) made 6 true 7s unsure on the gold range, and 7 on another (4,128,000+) for 6 wrong ones. On fresh
-# ranges no bar was chosen on (gold 4,130,000+, marbled 4,129,000+ and 4,131,000+, 300 trays each; plain 4,120,000+
-# and 4,121,000+, 1,000 each): dice read sure and wrong 19 -> 11, throws accepted with a die wrong 16 -> 8, 3 true 7s
-# made unsure (re-rolls asked); the battery reads die for die as before but for one true 7 of its Excape throws.
+# 9 of the 52 dice read as a sure 7 were a 3, 4, 5 or 6, read at 0.61-0.90 (one at 0.902, over the bar), none showing
+# a clear six layout with a middle pip; the 8 under 0.9 fitted a 7 at -0.74 to +0.01, 7 of them under 0. Of the 17
+# true 7s read under 0.9 there, 6 showed no clear middle (the marbling), 2 of them fitting a 7 under 0 (-0.45, -0.08).
+# On fresh plain and marbled Excape ranges (4,125,000+, 1,000 trays: 172 sure 7s; 4,127,000+, 300 marbled: 46) no
+# true 7 read under 0.9 failed both; of 169 on the battery's Excape throws (3,230,000+), 2 did (-0.86, -0.56,
+# perspective). The middle alone (no fit asked) made 6 true 7s unsure on the gold range, and 7 on another
+# (4,128,000+) for 6 wrong ones. On fresh ranges no bar was chosen on (gold 4,130,000+, marbled 4,129,000+ and
+# 4,131,000+, 300 trays each): dice read sure and wrong 19 -> 11, throws accepted with a die wrong 16 -> 9, 3 true 7s
+# made unsure (re-rolls asked); plain 4,120,000+ and 4,121,000+ (1,000 each) and the battery read die for die as before
+# but for one true 7 of its Excape throws.
 SEVEN_SHOWN_BELOW = 0.9
 SEVEN_FIT = 0.0
 

@@ -14,6 +14,7 @@ from vision.recognise import (
     CLASSES,
     CLOSER_LOOK_TILTED,
     CROP_SIZE,
+    MARBLED_SPREAD,
     QUICK_CERTAIN,
     QUICK_NEVER_ALONE,
     QUICK_WEIGHTS,
@@ -21,6 +22,8 @@ from vision.recognise import (
     FaceCascade,
     FaceEnsemble,
     FaceNet,
+    MarbledEnsemble,
+    colour_spread,
     crop_die,
     read_faces,
     softmax,
@@ -368,3 +371,37 @@ def test_judged_without_tilted_a_face_the_net_half_sees_tilted_is_sure_and_nothi
     assert not _builtin_guesses([torn], D6, mind_tilt=False)[0].sure
     nothing = _probable({"none": 0.85, "tilted": 0.1})
     assert _builtin_guesses([nothing], D6, mind_tilt=False)[0].appearance is None
+
+
+def _die_crop(body: tuple[int, int, int], swirl: tuple[int, int, int] | None = None) -> np.ndarray:
+    """A die's crop as the classifier takes it: a grey ring of tray, a face of `body` with a 5's white pips, and
+    `swirl` (another resin) over the face's right part, nearly half of it, when marbled."""
+    import cv2
+
+    crop = np.full((CROP_SIZE, CROP_SIZE, 3), 128, np.uint8)
+    crop[2:-2, 2:-2] = body
+    if swirl is not None:
+        crop[2:-2, 15:-2] = swirl
+    for x, y in ((8, 8), (8, 19), (19, 8), (19, 19), (14, 14)):
+        cv2.circle(crop, (x, y), 2, (245, 245, 245), -1)
+    return crop
+
+
+def test_a_marbled_die_shows_its_colours_spread_and_a_plain_one_does_not() -> None:
+    plain = [_die_crop(colour) for colour in ((30, 30, 200), (200, 60, 40), (20, 20, 20), (235, 235, 235))]
+    marbled = [_die_crop((200, 60, 40), (40, 200, 230)), _die_crop((40, 40, 180), (230, 230, 230))]
+    spread = colour_spread(np.stack(plain + marbled))
+    assert all(spread[:4] < MARBLED_SPREAD), spread
+    assert all(spread[4:] >= MARBLED_SPREAD), spread
+    assert colour_spread(np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)).shape == (0,)
+
+
+def test_the_marbled_net_is_heard_only_on_dice_that_look_marbled() -> None:
+    # Its logits are averaged with the full net's on those crops alone: on real photo dice, which rarely look
+    # marbled, the full net decides as before.
+    crops = np.stack([_die_crop((30, 30, 200)), _die_crop((200, 60, 40), (40, 200, 230))])
+    crops[:, 0, 0, 0] = [0, 1]                              # _Fixed's tags (a corner pixel of the tray ring)
+    full, marbled = _Fixed(np.zeros((2, len(CLASSES)), np.float32)), _Fixed(np.ones((2, len(CLASSES)), np.float32))
+    logits = MarbledEnsemble(full, marbled).run(crops)
+    assert full.seen == [0, 1] and marbled.seen == [1]
+    np.testing.assert_allclose(logits, [[0.0] * len(CLASSES), [0.5] * len(CLASSES)])

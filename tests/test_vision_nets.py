@@ -99,12 +99,12 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
 
 @pytest.mark.parametrize(("module", "weights", "loader", "what"), [
     ("vision.locate", "SECOND_WEIGHTS", "second_locator", "second dice locator"),
-    ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "X cross-check")])
+    ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "cross-check face classifier")])
 def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, weights: str, loader: str, what: str) -> None:
     # The companion loads every net as it starts (vision.read.load_nets): a second locator (read for a throw short of a
-    # die) or an X cross-check (read for a die read as an X) missing from an install is refused then, by name, not in
-    # the middle of a game.
+    # die) or a cross-check face classifier (for a die read as an X, or that looks marbled) missing from an install
+    # is refused then, by name, not in the middle of a game.
     import importlib
 
     from vision.read import load_nets

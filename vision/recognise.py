@@ -290,8 +290,9 @@ def face_net() -> FaceCascade:
 
 @cache
 def cross_check_net() -> FaceNet:
-    """The net that reads again the dice read as an X (CROSS_CHECK_WEIGHTS), loaded on first use (never at import)."""
-    return FaceNet(CROSS_CHECK_WEIGHTS, "X cross-check")
+    """The net that reads again the dice read as an X and, beside the full net, those that look marbled
+    (CROSS_CHECK_WEIGHTS), loaded on first use (never at import)."""
+    return FaceNet(CROSS_CHECK_WEIGHTS, "cross-check face classifier")
 
 
 @cache

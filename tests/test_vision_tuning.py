@@ -132,6 +132,26 @@ def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
         tuning.main(["read", "cut", "--trays", "1", "--flat", str(tmp_path / "missing.onnx")])
 
 
+def test_a_candidate_cross_check_net_is_the_one_the_shared_classifier_reads_with(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The cross-check net reads dice read as an X and, inside the shared classifier, marbled-looking dice: a candidate
+    # must take both places, even once the classifier was built with the committed one.
+    from vision import recognise
+    from vision.models import ModelError
+
+    recognise.face_net()
+    candidate = tmp_path / "faces_cross.onnx"
+    candidate.write_bytes(b"not a net")
+    monkeypatch.setattr(recognise, "CROSS_CHECK_WEIGHTS", recognise.CROSS_CHECK_WEIGHTS)   # restored after the test
+    try:
+        tuning.use_nets(cross_check=candidate)
+        with pytest.raises(ModelError, match="cross-check face classifier weights unreadable"):
+            recognise.face_net()
+    finally:
+        recognise.cross_check_net.cache_clear()
+        recognise.face_net.cache_clear()
+
+
 def test_one_tray_is_shown_as_read_drawn_at_twice_its_size_and_said_die_by_die(tmp_path: Path) -> None:
     import cv2
 

@@ -299,15 +299,16 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
 
 
 # Candidate nets a set can be read with instead of the committed ones (`--faces PATH` etc.): option -> the module
-# and the name of its weights path, and the function whose cache holds the loaded net.
+# and the name of its weights path, and the functions whose caches hold the loaded net (the cross-check net is held
+# by the shared classifier too, which reads marbled-looking dice with it).
 NET_OPTIONS = {
-    "faces": ("vision.recognise", "WEIGHTS", "face_net"),
-    "quick": ("vision.recognise", "QUICK_WEIGHTS", "face_net"),
-    "faces_second": ("vision.recognise", "SECOND_WEIGHTS", "face_net"),
-    "cross_check": ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net"),
-    "flat": ("vision.flat", "WEIGHTS", "flat_net"),
-    "locator": ("vision.locate", "WEIGHTS", "locator"),
-    "second_locator": ("vision.locate", "SECOND_WEIGHTS", "second_locator"),
+    "faces": ("vision.recognise", "WEIGHTS", ("face_net",)),
+    "quick": ("vision.recognise", "QUICK_WEIGHTS", ("face_net",)),
+    "faces_second": ("vision.recognise", "SECOND_WEIGHTS", ("face_net",)),
+    "cross_check": ("vision.recognise", "CROSS_CHECK_WEIGHTS", ("cross_check_net", "face_net")),
+    "flat": ("vision.flat", "WEIGHTS", ("flat_net",)),
+    "locator": ("vision.locate", "WEIGHTS", ("locator",)),
+    "second_locator": ("vision.locate", "SECOND_WEIGHTS", ("second_locator",)),
 }
 
 
@@ -323,10 +324,11 @@ def use_nets(**paths: Path | None) -> None:
             raise SystemExit(f"no net {option!r}; expected one of: {', '.join(NET_OPTIONS)}")
         if not Path(path).is_file():
             raise SystemExit(f"--{option.replace('_', '-')}: no such weights file: {path}")
-        module_name, attribute, loader = NET_OPTIONS[option]
+        module_name, attribute, loaders = NET_OPTIONS[option]
         module = importlib.import_module(module_name)
         setattr(module, attribute, Path(path).resolve())
-        getattr(module, loader).cache_clear()
+        for loader in loaders:
+            getattr(module, loader).cache_clear()
 
 
 def read_battery(folder: Path, only: list[str] | None = None) -> None:

@@ -1411,5 +1411,5 @@ def test_a_die_of_pips_read_as_an_x_is_seen_again_by_the_cross_check(monkeypatch
 def test_a_seven_read_unsure_of_must_show_a_sevens_layout(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     # Fresh Excape throws of marbled dice with gold pips (session 29): the full net read the swirls of a 3 and of a 5
     # as a 7's pips, under 0.9, and the throws were accepted; neither die shows a clear six layout with a pip in its
-    # middle, nor fits a 7's layout (vision.centre_pip.seven_fits).
+    # middle, nor fits a 7's layout (vision.centre_pip.seven_fit).
     _gold_throw_refused_only_by(monkeypatch, seed, "7", "SEVEN_SHOWN_BELOW")

@@ -82,24 +82,21 @@ def _sample_offsets(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.array(near))
 
 
-def _layout_distances(crops: np.ndarray) -> list[np.ndarray | None]:
-    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops -> for each, the 13 sample points of the best-fitting face
-    (_sample_offsets: 4 corners, 4 body points, left, right, top, bottom, middle) as colour distances from its
-    corner pips' colour, in units of the pips' contrast with the body; None when the corners and body points do
-    not fit a face clearly (MIN_CONTRAST, CORNERS_ALIKE, BODY_ALIKE, BODY_NOT_PIP). The best face near the box's
-    middle (NEAR_SHIFT) is taken when it fits clearly, else the best of all."""
-    if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
-        raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
+def _smoothed_lab(crop: np.ndarray) -> np.ndarray:
+    """An upright BGR crop -> its colours in CIELAB (float32), each pixel the mean of its 3 x 3 neighbourhood: what
+    the layout fits sample."""
+    return cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))
+
+
+def _layout_distances(lab: np.ndarray) -> np.ndarray | None:
+    """A crop's _smoothed_lab -> the 13 sample points of the best-fitting face (_sample_offsets: 4 corners, 4 body
+    points, left, right, top, bottom, middle) as colour distances from its corner pips' colour, in units of the pips'
+    contrast with the body; None when the corners and body points do not fit a face clearly (MIN_CONTRAST,
+    CORNERS_ALIKE, BODY_ALIKE, BODY_NOT_PIP). The best face near the box's middle (NEAR_SHIFT) is taken when it fits
+    clearly, else the best of all."""
     xs, ys, near = _sample_offsets(CENTRE_SIZE)
-    near_xs, near_ys = xs[near], ys[near]
-    distances: list[np.ndarray | None] = []
-    for crop in crops:
-        lab = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))
-        far = _distances_if_clear(_best_fitting_face(lab, near_xs, near_ys))
-        if far is None:
-            far = _distances_if_clear(_best_fitting_face(lab, xs, ys))
-        distances.append(far)
-    return distances
+    far = _distances_if_clear(_best_fitting_face(lab, xs[near], ys[near]))
+    return far if far is not None else _distances_if_clear(_best_fitting_face(lab, xs, ys))
 
 
 def _best_fitting_face(lab: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -132,17 +129,23 @@ class FaceLayout(NamedTuple):
 
     middle: bool | None     # its middle a pip (True) or body (False) in a clear six layout; None: no clear answer
     five: bool              # a clear 5's layout: the corner and middle pips, every side position body
-    seven_fit: float = -np.inf  # how well its face fits a 7's layout at best (seven_fits); 0 or more: it does
+    seven_fit: float = -np.inf  # how well its face fits a 7's layout at best (seven_fit); 0 or more: it does
 
 
 def face_layouts(crops: np.ndarray) -> list[FaceLayout]:
     """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, from one fit of its
     face: whether its middle holds a pip where the crop shows a clear six layout (a 6 or a 7), and whether it clearly
     shows a 5's layout instead (SIDE_BODY at every side position: a die read as a 7 that shows it is a 5 whose
-    marbling the classifier took for the 7's side pips)."""
-    return [FaceLayout(None, False, seven) if far is None else
-            FaceLayout(_middle_in_six_layout(far), _five_layout(far), seven)
-            for far, seven in zip(_layout_distances(crops), seven_fits(crops), strict=True)]
+    marbling the classifier took for the 7's side pips), and how well it fits a 7's layout (seven_fit)."""
+    if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
+        raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
+    layouts = []
+    for crop in crops:
+        lab = _smoothed_lab(crop)
+        far, seven = _layout_distances(lab), seven_fit(lab)
+        layouts.append(FaceLayout(None, False, seven) if far is None else
+                       FaceLayout(_middle_in_six_layout(far), _five_layout(far), seven))
+    return layouts
 
 
 # A 7's layout: the four corners, one pair of side positions and the middle are pips; the body points between the
@@ -151,33 +154,30 @@ _SEVEN_LAYOUTS = tuple(([0, 1, 2, 3, *pips, 12], [4, 5, 6, 7, *body]) for pips, 
                                                                                             ((10, 11), (8, 9))))
 
 
-def seven_fits(crops: np.ndarray) -> list[float]:
-    """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops -> for each, how well its face fits a 7's layout: over the
-    faces tried (_sample_offsets, near and far) and both turns of the layout, the best of the smallest margin by which
-    each pip position is nearer the pips' colour than the body's, and each body position nearer the body's than the
-    pips', in units of the pips' contrast with the body (MIN_CONTRAST at least). 0 or more: the face shows a 7, each
-    of its positions on the right side; below 0 one position at least is not (a 4's middle, a 3's corner, a 6's
-    middle); -inf: no face with the contrast. Unlike the six layout's fit (_layout_distances), the body need not be
-    of one colour, nor the pips: a marbled die's swirls and gold pips pass when every position sides with its own."""
+def seven_fit(lab: np.ndarray) -> float:
+    """A crop's _smoothed_lab -> how well its face fits a 7's layout: over the faces tried (_sample_offsets, near and
+    far) and both turns of the layout, the best of the smallest margin by which each pip position is nearer the pips'
+    colour than the body's, and each body position nearer the body's than the pips', in units of the pips' contrast
+    with the body (MIN_CONTRAST at least). 0 or more: the face shows a 7, each of its positions on the right side;
+    below 0 one position at least is not (a 4's middle, a 3's corner, a 6's middle); -inf: no face with the contrast.
+    Unlike the six layout's fit (_layout_distances), the body need not be of one colour, nor the pips: a marbled die's
+    swirls and gold pips pass when every position sides with its own."""
     xs, ys, _ = _sample_offsets(CENTRE_SIZE)
-    fits = []
-    for crop in crops:
-        samples = cv2.blur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (3, 3))[ys, xs]
-        best = -np.inf
-        for pip_at, body_at in _SEVEN_LAYOUTS:
-            pips, body = samples[:, pip_at], samples[:, body_at]
-            pip, body_colour = pips.mean(axis=1), body.mean(axis=1)
-            contrast = np.linalg.norm(pip - body_colour, axis=1)
-            pips_side = (np.linalg.norm(pips - body_colour[:, None], axis=2)
-                         - np.linalg.norm(pips - pip[:, None], axis=2)).min(axis=1)
-            body_side = (np.linalg.norm(body - pip[:, None], axis=2)
-                         - np.linalg.norm(body - body_colour[:, None], axis=2)).min(axis=1)
-            margin = np.minimum(pips_side, body_side) / np.maximum(contrast, 1e-3)
-            margin = margin[contrast >= MIN_CONTRAST]
-            if len(margin):
-                best = max(best, float(margin.max()))
-        fits.append(best)
-    return fits
+    samples = lab[ys, xs]
+    best = -np.inf
+    for pip_at, body_at in _SEVEN_LAYOUTS:
+        pips, body = samples[:, pip_at], samples[:, body_at]
+        pip, body_colour = pips.mean(axis=1), body.mean(axis=1)
+        contrast = np.linalg.norm(pip - body_colour, axis=1)
+        pips_side = (np.linalg.norm(pips - body_colour[:, None], axis=2)
+                     - np.linalg.norm(pips - pip[:, None], axis=2)).min(axis=1)
+        body_side = (np.linalg.norm(body - pip[:, None], axis=2)
+                     - np.linalg.norm(body - body_colour[:, None], axis=2)).min(axis=1)
+        margin = np.minimum(pips_side, body_side) / np.maximum(contrast, 1e-3)
+        margin = margin[contrast >= MIN_CONTRAST]
+        if len(margin):
+            best = max(best, float(margin.max()))
+    return best
 
 
 def _middle_in_six_layout(far: np.ndarray) -> bool | None:

@@ -185,7 +185,7 @@ PART_AROUND_OTHER_FACE = 0.9
 MIDDLE_PIP_PAIR = frozenset({"pips:6", "pips:7"})
 MIDDLE_PAIR_SURE = 0.9
 # A die read as a sure 7 under SEVEN_SHOWN_BELOW that shows no clear six layout with a pip in its middle must at least
-# fit a 7's layout (vision.centre_pip.seven_fits: each pip position nearer the pips' colour than the body's, each body
+# fit a 7's layout (vision.centre_pip.seven_fit: each pip position nearer the pips' colour than the body's, each body
 # position nearer the body's; SEVEN_FIT), else it is unsure. The full net reads the swirls of a marbled die with gold
 # pips as a 7's pips: on a fresh range of that look (4,122,000+, 300 trays read as the table reads them, session 29)
 # 9 of the 52 dice read as a sure 7 were a 3, 4, 5 or 6, read at 0.61-0.90 (one at 0.902, over the bar), none showing

@@ -53,6 +53,17 @@ def test_unreadable_files_get_an_error_line_and_the_rest_are_still_read(
     assert f"{missing}: no such file" in err
 
 
+def test_an_image_too_small_to_read_is_an_error_for_that_file_only(
+        tray_png: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    thumbnail = tmp_path / "thumb.png"
+    cv2.imwrite(str(thumbnail), cv2.resize(cv2.imread(str(tray_png)), (24, 18)))
+    code = cli.main([str(thumbnail), str(tray_png), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert [json.loads(line)["image"] for line in out.strip().split("\n")] == [str(tray_png)]
+    assert f"{thumbnail}: image of 24x18 px is too small to show dice" in err
+
+
 def test_plain_output_is_one_readable_line_per_image(tray_png: Path, capsys: pytest.CaptureFixture) -> None:
     assert cli.main([str(tray_png), "--expect", "9"]) == 0
     out = capsys.readouterr().out

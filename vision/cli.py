@@ -1,8 +1,9 @@
 """`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--json]`: read tray photos.
 
-Each image is read on its own: one that cannot be opened or is not an image gets an error line (on stderr) and
-the others are still read; the exit code is 2 if any image failed, else 0. With --json every image gives one JSON
-object per line (TrayReading.to_json); without, one readable line.
+Each image is read on its own: one that cannot be opened, is not an image or is one the reader cannot use (too
+small to show dice) gets an error line (on stderr) and the others are still read; the exit code is 2 if any image
+failed, else 0. With --json every image gives one JSON object per line (TrayReading.to_json); without, one readable
+line.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.models import load_model
-from vision.read import read_tray
+from vision.read import ReadError, read_tray
 from vision.recognise import check_model
 from vision.result import TrayReading
 
@@ -73,6 +74,11 @@ def main(argv: list[str]) -> int:
             print(f"dice-companion read: {path}: {image}", file=sys.stderr)
             failed = True
             continue
-        reading = read_tray(image, model, expect=args.expect)
+        try:
+            reading = read_tray(image, model, expect=args.expect)
+        except ReadError as error:      # an image the reader cannot use (a thumbnail): this file only
+            print(f"dice-companion read: {path}: {error}", file=sys.stderr)
+            failed = True
+            continue
         print(json.dumps(reading.to_json(path)) if args.json else describe(path, reading), flush=True)
     return 2 if failed else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -105,6 +106,26 @@ def test_model_files_round_trip_and_bad_files_say_what_is_wrong(tmp_path: Path) 
     path.write_text(json.dumps(data))
     with pytest.raises(ModelError, match="no stored look"):
         load_model(str(path))
+
+
+def test_a_model_file_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = DieModel("mine", (DieKind("mine", (Face("A", "taught:A"), Face("B", "taught:B"))),),
+                     looks={"taught:A": ((1.0, 0.0),), "taught:B": ((0.0, 1.0),)})
+    path = tmp_path / "mine.json"
+    save_model(model, path)
+    before = path.read_bytes()
+
+    def power_cut(*args: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    # The write fails before the new file takes the old one's place: the old model stays whole, no temporary is left.
+    monkeypatch.setattr("vision.models.os.replace", power_cut)
+    with pytest.raises(ModelError, match=f"cannot write die model file {re.escape(str(path))}: Input/output error"):
+        save_model(replace(model, name="other"), path)
+    assert path.read_bytes() == before and list(tmp_path.iterdir()) == [path]
+    monkeypatch.undo()
+    with pytest.raises(ModelError, match=r"cannot write die model file .*No such file or directory"):
+        save_model(model, tmp_path / "missing-folder" / "mine.json")
 
 
 def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

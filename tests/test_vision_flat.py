@@ -67,6 +67,24 @@ def test_the_committed_check_tells_cocked_dice_from_flat_ones_on_virtual_trays()
     assert np.sum(np.array(flat) >= NOT_FLAT) <= 1, flat
 
 
+def test_the_first_look_leaves_every_die_the_check_calls_cocked_to_the_check() -> None:
+    from vision.flat import SURELY_FLAT, first_look_net, flat_inputs, flat_net
+
+    cocked, spared = 0, []
+    for k in range(12):
+        rendered = render_tray(4_100_000 + k, D6 if k % 2 else EXCAPE, hazards=frozenset({"cocked"}))
+        work, _ = to_work(rendered.image)
+        located = find_dice(work)
+        inputs = flat_inputs(work, located)
+        first, check = first_look_net().not_flat(inputs), flat_net().not_flat(inputs)
+        cascade = not_flat(work, located, [False] * len(located))
+        np.testing.assert_allclose(cascade, np.where(first < SURELY_FLAT, first, check), atol=1e-6)
+        assert (first[check >= NOT_FLAT] >= SURELY_FLAT).all(), (first.round(4), check.round(3))
+        cocked += int((check >= NOT_FLAT).sum())
+        spared += list(first < SURELY_FLAT)
+    assert cocked >= 10 and np.mean(spared) > 0.6      # about one die in four is cocked on these trays
+
+
 def test_no_die_of_the_real_photos_is_called_cocked(test_data: Path) -> None:
     photos = sorted((test_data / "photos").glob("*.jpg"))
     assert photos
@@ -76,3 +94,39 @@ def test_no_die_of_the_real_photos_is_called_cocked(test_data: Path) -> None:
         assert len(located) >= len(read_labels(path.with_suffix(".txt"), 1, 1)) - 1
         p = not_flat(work, located)
         assert (p < NOT_FLAT).all(), (path.name, p.round(3))
+
+
+class _StandIn:
+    """A stand-in check: a fixed probability for each die (its input tagged with the die's index in the first
+    plane's corner), counting the dice it is shown."""
+
+    def __init__(self, answers: list[float]) -> None:
+        self.answers, self.shown = np.array(answers, np.float32), []
+
+    def not_flat(self, inputs: np.ndarray) -> np.ndarray:
+        self.shown.append(len(inputs))
+        return self.answers[inputs[:, 0, 0, 0].round().astype(int)]
+
+
+def test_the_first_look_spares_the_check_only_dice_it_is_sure_lie_flat(monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.flat as flat
+
+    dice = [_die((100.0 + 60 * k, 200.0)) for k in range(5)]
+    tagged = flat.flat_inputs(np.zeros((480, 640, 3), np.uint8), dice)
+    tagged[:, 0, 0, 0] = np.arange(5)
+    monkeypatch.setattr(flat, "flat_inputs", lambda work, located: tagged)
+    first = _StandIn([0.001, 0.3, 0.002, flat.SURELY_FLAT, 0.0])
+    check = _StandIn([0.02, 0.9, 0.5, 0.8, 0.95])
+    monkeypatch.setattr(flat, "first_look_net", lambda: first)
+    monkeypatch.setattr(flat, "flat_net", lambda: check)
+    work = np.zeros((480, 640, 3), np.uint8)
+    # Dice 0 and 2 are taken as flat on the first look; 1 and 3 are not sure enough; 4 must be measured.
+    leaning = flat.not_flat(work, dice, [False, False, False, False, True])
+    np.testing.assert_allclose(leaning, [0.001, 0.9, 0.002, 0.8, 0.95])
+    assert check.shown == [3]
+    # Without `measured`, every die is measured by the check and the first look is not asked.
+    first.shown.clear()
+    np.testing.assert_allclose(flat.not_flat(work, dice), check.answers)
+    assert first.shown == []
+    with pytest.raises(ValueError, match="measured gives 2 dice for 5 located"):
+        flat.not_flat(work, dice, [True, False])

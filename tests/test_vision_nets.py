@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.flat import FIRST_LOOK_WEIGHTS as FLAT_FIRST_WEIGHTS
 from vision.flat import WEIGHTS as FLAT_WEIGHTS
 from vision.flat import FlatNet
 from vision.locate import SECOND_WEIGHTS as SECOND_LOCATOR_WEIGHTS
@@ -19,7 +20,8 @@ from vision.nets import KNOWN_ANSWERS, STANDARD_FLOOR, WEIGHTS_DIR, check_known_
 from vision.recognise import CROSS_CHECK_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
-COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, CROSS_CHECK_WEIGHTS, FLAT_WEIGHTS]
+COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, CROSS_CHECK_WEIGHTS, FLAT_WEIGHTS,
+             FLAT_FIRST_WEIGHTS]
 
 
 @pytest.mark.parametrize(("net", "what"), [(Locator, "dice locator"), (FaceNet, "face classifier"),
@@ -99,7 +101,8 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
 
 @pytest.mark.parametrize(("module", "weights", "loader", "what"), [
     ("vision.locate", "SECOND_WEIGHTS", "second_locator", "second dice locator"),
-    ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "cross-check face classifier")])
+    ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "cross-check face classifier"),
+    ("vision.flat", "FIRST_LOOK_WEIGHTS", "first_look_net", "lying-flat first look")])
 def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, weights: str, loader: str, what: str) -> None:
     # The companion loads every net as it starts (vision.read.load_nets): a second locator (read for a throw short of a

@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.dice_geometry import overlapping_dice
-from vision.flat import flat_net
+from vision.flat import first_look_net, flat_net
 from vision.locate import FAINT_PEAK, check_tray, find_dice, locator, second_locator, strongest_unclaimed_peak, to_work
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
@@ -146,6 +146,7 @@ def load_nets() -> None:
     face_net()
     cross_check_net()
     flat_net()
+    first_look_net()
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,

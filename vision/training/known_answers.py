@@ -49,7 +49,7 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
     return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
             "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"),
-            "flat": (flat_inputs(work, dice), "logits")}
+            "flat": (flat_inputs(work, dice), "logits"), "flat_first": (flat_inputs(work, dice), "logits")}
 
 
 def main(argv: list[str]) -> int:

@@ -307,6 +307,7 @@ NET_OPTIONS = {
     "faces_second": ("vision.recognise", "SECOND_WEIGHTS", ("face_net",)),
     "cross_check": ("vision.recognise", "CROSS_CHECK_WEIGHTS", ("cross_check_net", "face_net")),
     "flat": ("vision.flat", "WEIGHTS", ("flat_net",)),
+    "flat_first": ("vision.flat", "FIRST_LOOK_WEIGHTS", ("first_look_net",)),
     "locator": ("vision.locate", "WEIGHTS", ("locator",)),
     "second_locator": ("vision.locate", "SECOND_WEIGHTS", ("second_locator",)),
 }

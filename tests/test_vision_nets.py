@@ -16,7 +16,15 @@ from vision.locate import SECOND_WEIGHTS as SECOND_LOCATOR_WEIGHTS
 from vision.locate import WEIGHTS as LOCATOR_WEIGHTS
 from vision.locate import Locator
 from vision.models import ModelError
-from vision.nets import KNOWN_ANSWERS, STANDARD_FLOOR, WEIGHTS_DIR, check_known_answer, file_digest, load_net
+from vision.nets import (
+    KNOWN_ANSWERS,
+    STANDARD_FLOOR,
+    WEIGHTS_DIR,
+    check_known_answer,
+    file_digest,
+    load_net,
+    tallied,
+)
 from vision.recognise import CROSS_CHECK_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
@@ -120,3 +128,19 @@ def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_star
             load_nets()
     finally:
         getattr(nets_module, loader).cache_clear()
+
+
+def test_each_nets_passes_are_tallied_only_when_asked() -> None:
+    net = FlatNet(FLAT_WEIGHTS)
+    inputs = np.zeros((3, 4, 32, 32), np.float32)
+    net.not_flat(inputs)                                   # at the table: nothing kept
+    with tallied() as outer:
+        net.not_flat(inputs)
+        with tallied() as inner:
+            net.not_flat(inputs[:1])
+        net.not_flat(inputs[:2])
+    assert list(outer) == ["flat"] and (outer["flat"].passes, outer["flat"].inputs) == (2, 5)
+    assert outer["flat"].seconds > 0
+    assert (inner["flat"].passes, inner["flat"].inputs) == (1, 1)
+    net.not_flat(inputs)
+    assert outer["flat"].passes == 2                        # the tally ends with its block

@@ -164,6 +164,10 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     # the frames' medians.
     fastest = re.findall(r"90th percentile ([0-9.]+) CPU.*?each frame's fastest read: ([0-9.]+) CPU", out)
     assert len(fastest) == 3 and all(0 < float(low) <= float(p90) for p90, low in fastest)
+    # Where a frame's time goes: every net the reader ran, by its weights file, then the rest.
+    spent = re.search(r"where a frame's time goes .*?: (.*)\n", out).group(1).split(", ")
+    names = [part.split()[0] for part in spent]
+    assert {"locator", "faces_quick", "flat_first"} <= set(names) and spent[-1].startswith("outside the nets ")
     assert "peak memory of a `dice-companion read` process" in out
     assert bench.main(["nothing"]) == 2
     with pytest.raises(SystemExit):

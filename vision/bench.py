@@ -20,6 +20,7 @@ tracker's per frame (it sees every camera frame; read_tray runs once a throw), a
 fixed workload timed in the same run (time_reference), which days on a machine of changing speed can be compared by;
 also the median over frames of each frame's fastest read, the read other processes disturbed least (as timeit
 advises for comparing code: the steadiest figure from run to run on a shared machine, not the one a busy Pi gives).
+And where a 640x480 frame's time goes: each net's CPU ms and inputs a frame (vision.nets.tallied), and the rest.
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
@@ -42,6 +43,7 @@ import cv2
 import numpy as np
 
 from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
+from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading
 
@@ -318,6 +320,32 @@ def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = SPEED_
                       [float(t) for t in np.median(by_image, axis=1)], float(np.median(by_image.min(axis=1))))
 
 
+@dataclass
+class TimeByNet:
+    """Where the reader's time goes on a set of frames: each net's CPU ms and inputs a frame, and the rest."""
+
+    frames: int
+    nets: dict[str, NetTally]
+    total_seconds: float
+
+    def __str__(self) -> str:
+        per = 1000 / self.frames
+        nets = [f"{name} {t.seconds * per:.2f} ({t.inputs / self.frames:.2f})"
+                for name, t in sorted(self.nets.items(), key=lambda item: -item[1].seconds)]
+        rest = self.total_seconds - sum(t.seconds for t in self.nets.values())
+        return ", ".join([*nets, f"outside the nets {rest * per:.2f}"])
+
+
+def time_by_net(images: list[np.ndarray], model: DieModel) -> TimeByNet:
+    """Each image read once more, every net's passes counted and timed (vision.nets.tallied), by weights file."""
+    with tallied() as nets:
+        start = time.process_time()
+        for image in images:
+            read_tray(image, model)
+        total = time.process_time() - start
+    return TimeByNet(len(images), dict(nets), total)
+
+
 def time_reference(repeats: int = 15) -> float:
     """Median CPU milliseconds of a fixed workload that never changes with the reader (a 7x7 filter over a 640x480
     float image and a 256x256 matrix product, as OpenCV does them on one core): a ruler for this machine's speed that
@@ -445,6 +473,7 @@ def main(argv: list[str]) -> int:
         speed_rows.append((size, time_frames(frames, D6), time_tracker(frames)))
         if size == (640, 480):
             counted = time_frames(frames, D6, expects=thrown)
+            spent = time_by_net(frames, D6)
     reference_ms = time_reference()
     reader_mb = reader_peak_mb(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -481,6 +510,8 @@ def main(argv: list[str]) -> int:
                   f"a throw read whole): {counted.cpu_ms:.1f} CPU, 90th percentile "
                   f"{np.percentile(counted.per_frame, 90):.1f} CPU, each frame's fastest read: "
                   f"{counted.fastest_ms:.1f} CPU; in machine references: {counted.cpu_ms / reference_ms:.1f}")
+            print(f"  where a frame's time goes with no count (one more read of each frame, CPU ms a frame, the "
+                  f"inputs a frame in brackets): {spent}")
     print(f"machine reference (time_reference: a fixed filter and matrix product on one core, to compare days by): "
           f"{reference_ms:.2f} ms CPU")
     print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")

@@ -107,8 +107,7 @@ class FlatNet:
         """(N, 4, size, size) flat_inputs -> (N,) probabilities that each die is not lying flat."""
         if len(inputs) == 0:
             return np.zeros(0, np.float32)
-        self._net.setInput(np.ascontiguousarray(inputs, dtype=np.float32))
-        return softmax(self._net.forward().reshape(len(inputs), 2))[:, 1].astype(np.float32)
+        return softmax(self._net.run(inputs).reshape(len(inputs), 2))[:, 1].astype(np.float32)
 
 
 @cache

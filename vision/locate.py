@@ -133,8 +133,8 @@ class Locator:
     def maps(self, work: np.ndarray) -> tuple[np.ndarray, float]:
         """The output maps (OUTPUTS, h, w) for a work frame, and the scale from work to the net's input pixels."""
         small, scale = to_locator_scale(work)
-        self._net.setInput(crops_to_blob(small[None]))
-        return self._net.forward().reshape(OUTPUTS, small.shape[0] // STRIDE, small.shape[1] // STRIDE), scale
+        maps = self._net.run(crops_to_blob(small[None]))
+        return maps.reshape(OUTPUTS, small.shape[0] // STRIDE, small.shape[1] // STRIDE), scale
 
     def spots(self, work: np.ndarray, threshold: float = PEAK_PROBABILITY, faint: float | None = None,
               seen: tuple[np.ndarray, float] | None = None) -> list[Spot]:

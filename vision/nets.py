@@ -15,12 +15,19 @@ an OpenCV traceback at the first throw, and never a reader that quietly computes
   otherwise.
 
 Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked.
+
+Every pass of every net goes through LoadedNet.run, so a benchmark can ask where a frame's time goes (tallied: the
+passes, inputs and CPU time of each net, by its weights file's name) without wrapping the nets itself.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -43,7 +50,51 @@ ANSWER_TOLERANCE = 1e-3
 STANDARD_FLOOR = 1e-3
 
 
-def load_net(weights: Path, what: str, engine: int | None = None) -> cv2.dnn.Net:
+@dataclass
+class NetTally:
+    """One net's passes within `tallied`: how many, the inputs (images) they were given, their CPU seconds."""
+
+    passes: int = 0
+    inputs: int = 0
+    seconds: float = 0.0
+
+
+# The tallies being kept (tallied), by weights file stem; None, as at the table: the nets run untimed.
+_tallies: dict[str, NetTally] | None = None
+
+
+@contextmanager
+def tallied() -> Iterator[dict[str, NetTally]]:
+    """Within it, every net's passes are counted and timed (process CPU time) into the dict it yields, by the net's
+    weights file stem ("faces_quick", "flat", ...): where a frame's time goes, for the benchmark."""
+    global _tallies
+    previous, _tallies = _tallies, {}
+    try:
+        yield _tallies
+    finally:
+        _tallies = previous
+
+
+class LoadedNet:
+    """A net as the reader runs it: one input batch in, one output out."""
+
+    def __init__(self, net: cv2.dnn.Net, name: str) -> None:
+        self._net, self.name = net, name
+
+    def run(self, batch: np.ndarray, output: str | None = None) -> np.ndarray:
+        """The net's output (`output` by name; by default its first) for a float32 batch (N, ...)."""
+        tally = None if _tallies is None else _tallies.setdefault(self.name, NetTally())
+        start = time.process_time() if tally is not None else 0.0
+        self._net.setInput(np.ascontiguousarray(batch, dtype=np.float32))
+        result = self._net.forward(output) if output else self._net.forward()
+        if tally is not None:
+            tally.passes += 1
+            tally.inputs += len(batch)
+            tally.seconds += time.process_time() - start
+        return result
+
+
+def load_net(weights: Path, what: str, engine: int | None = None) -> LoadedNet:
     """The ONNX net at `weights`, on OpenCV's dnn `engine` (cv2.dnn.ENGINE_*; by default the one OpenCV picks);
     ModelError, naming `what` net it is, if the file is missing or unreadable, or (for a committed net) is not the
     committed file or is computed wrongly by this OpenCV."""
@@ -55,16 +106,17 @@ def load_net(weights: Path, what: str, engine: int | None = None) -> cv2.dnn.Net
     except cv2.error as error:
         raise ModelError(f"{what} weights unreadable: {weights} is not a valid ONNX net "
                          f"(reinstall dice-companion): {str(error).strip().splitlines()[-1]}") from error
+    loaded = LoadedNet(net, weights.stem)
     if weights.resolve().parent == WEIGHTS_DIR:
-        check_known_answer(net, weights, what)
-    return net
+        check_known_answer(loaded, weights, what)
+    return loaded
 
 
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_known_answer(net: cv2.dnn.Net, weights: Path, what: str, answers: Path = KNOWN_ANSWERS) -> None:
+def check_known_answer(net: LoadedNet, weights: Path, what: str, answers: Path = KNOWN_ANSWERS) -> None:
     """ModelError unless the committed net at `weights` is the recorded file and, given its recorded input, gives
     its recorded output."""
     name = weights.stem
@@ -79,8 +131,7 @@ def check_known_answer(net: cv2.dnn.Net, weights: Path, what: str, answers: Path
         raise ModelError(f"{what} weights {weights} are not the committed file (SHA-256 differs from the one its "
                          "known answer was recorded with): reinstall dice-companion, or, after training, record the "
                          "nets' answers again (python -m vision.training.known_answers)")
-    net.setInput(np.ascontiguousarray(given, dtype=np.float32))
-    answer = net.forward(output).reshape(expected.shape)
+    answer = net.run(given, output).reshape(expected.shape)
     off = float(np.abs(answer - expected).max())
     if not off <= ANSWER_TOLERANCE * max(1.0, float(np.abs(expected).max())):
         raise ModelError(f"{what}: OpenCV {cv2.__version__} computes {weights.name} wrongly (its answer to the "

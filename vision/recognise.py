@@ -181,8 +181,7 @@ class FaceNet:
         """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> logits (N, len(CLASSES))."""
         if len(crops) == 0:
             return np.zeros((0, len(CLASSES)), np.float32)
-        self._net.setInput(crops_to_blob(crops))
-        return self._net.forward("logits").reshape(len(crops), -1)
+        return self._net.run(crops_to_blob(crops), "logits").reshape(len(crops), -1)
 
 
 class FaceClassifier(Protocol):

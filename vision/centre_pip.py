@@ -129,22 +129,30 @@ class FaceLayout(NamedTuple):
 
     middle: bool | None     # its middle a pip (True) or body (False) in a clear six layout; None: no clear answer
     five: bool              # a clear 5's layout: the corner and middle pips, every side position body
-    seven_fit: float = -np.inf  # how well its face fits a 7's layout at best (seven_fit); 0 or more: it does
+    lab: np.ndarray | None = None   # the crop's _smoothed_lab, kept for seven_fit
+
+    @property
+    def seven_fit(self) -> float:
+        """How well its face fits a 7's layout at best (the module's seven_fit; 0 or more: it does; -inf without a
+        crop). Worked out when asked (~1.3 ms a crop, more than the six layout's fit): the reader asks it of few dice,
+        a sure 7 read under vision.face_checks.SEVEN_SHOWN_BELOW that shows no clear middle."""
+        return -np.inf if self.lab is None else seven_fit(self.lab)
 
 
 def face_layouts(crops: np.ndarray) -> list[FaceLayout]:
     """(N, CENTRE_SIZE, CENTRE_SIZE, 3) upright BGR crops of dice cut at CROP_MARGIN -> for each, from one fit of its
     face: whether its middle holds a pip where the crop shows a clear six layout (a 6 or a 7), and whether it clearly
     shows a 5's layout instead (SIDE_BODY at every side position: a die read as a 7 that shows it is a 5 whose
-    marbling the classifier took for the 7's side pips), and how well it fits a 7's layout (seven_fit)."""
+    marbling the classifier took for the 7's side pips), and, when asked, how well it fits a 7's layout
+    (FaceLayout.seven_fit)."""
     if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
         raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
     layouts = []
     for crop in crops:
         lab = _smoothed_lab(crop)
-        far, seven = _layout_distances(lab), seven_fit(lab)
-        layouts.append(FaceLayout(None, False, seven) if far is None else
-                       FaceLayout(_middle_in_six_layout(far), _five_layout(far), seven))
+        far = _layout_distances(lab)
+        layouts.append(FaceLayout(None, False, lab) if far is None else
+                       FaceLayout(_middle_in_six_layout(far), _five_layout(far), lab))
     return layouts
 
 

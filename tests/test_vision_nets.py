@@ -18,11 +18,13 @@ from vision.locate import Locator
 from vision.models import ModelError
 from vision.nets import (
     KNOWN_ANSWERS,
+    SPLIT_AT,
     STANDARD_FLOOR,
     WEIGHTS_DIR,
     check_known_answer,
     file_digest,
     load_net,
+    split_parts,
     tallied,
 )
 from vision.recognise import CROSS_CHECK_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
@@ -50,6 +52,9 @@ def test_every_committed_net_is_recorded_and_gives_its_known_answer() -> None:
             assert weights.parent == WEIGHTS_DIR
             assert str(recorded[f"{weights.stem}.sha256"]) == file_digest(weights), \
                 f"{weights.name} changed: record the nets' answers again (python -m vision.training.known_answers)"
+            for part in split_parts(weights) if weights.stem in SPLIT_AT else ():
+                assert str(recorded[f"{part.stem}.sha256"]) == file_digest(part), \
+                    f"{part.name} changed: split the nets and record their answers again (vision.training.split_nets)"
     for weights in COMMITTED:
         check_known_answer(load_net(weights, "net"), weights, "net")
 
@@ -144,3 +149,57 @@ def test_each_nets_passes_are_tallied_only_when_asked() -> None:
     assert (inner["flat"].passes, inner["flat"].inputs) == (1, 1)
     net.not_flat(inputs)
     assert outer["flat"].passes == 2                        # the tally ends with its block
+
+
+SPLIT = [w for w in COMMITTED if w.stem in SPLIT_AT]
+
+
+@pytest.mark.parametrize("weights", SPLIT, ids=lambda w: w.stem)
+def test_a_net_run_in_two_parts_answers_as_its_whole_file(weights: Path) -> None:
+    # The reader runs these nets' front on the classic engine and their back on the new one (faster than either
+    # alone); they must answer as the whole file does, on inputs the known answer never saw.
+    import cv2
+
+    net = load_net(weights, "net")
+    assert net.files == list(split_parts(weights))
+    rng = np.random.default_rng(7)
+    if weights.stem.startswith("faces"):
+        blob, output = crops_to_blob(rng.integers(0, 256, (6, 28, 28, 3), dtype=np.uint8)), "logits"
+    else:
+        blob, output = crops_to_blob(rng.integers(0, 256, (1, 96, 128, 3), dtype=np.uint8)), "maps"
+    whole = cv2.dnn.readNetFromONNX(str(weights), cv2.dnn.ENGINE_NEW)
+    whole.setInput(blob)
+    expected = whole.forward(output)
+    answer = net.run(blob, output)
+    assert answer.shape == expected.shape
+    np.testing.assert_allclose(answer, expected, atol=1e-4 * max(1.0, float(np.abs(expected).max())))
+
+
+def _committed_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weights: Path) -> Path:
+    """`weights` and its parts copied into a folder the loader takes for the committed one."""
+    for path in (weights, *split_parts(weights)):
+        shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setattr("vision.nets.WEIGHTS_DIR", tmp_path.resolve())
+    return tmp_path / weights.name
+
+
+def test_a_missing_or_changed_part_of_a_split_net_is_refused_by_name(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    copy = _committed_copy(tmp_path, monkeypatch, QUICK_WEIGHTS)
+    assert load_net(copy, "quick face classifier").files == list(split_parts(copy))     # the copy loads as committed
+    front, back = split_parts(copy)
+    shutil.copy(split_parts(FACE_WEIGHTS)[0], front)      # a valid front, of another net: not the one recorded
+    with pytest.raises(ModelError, match=r"quick face classifier weights .*faces_quick\.front\.onnx are not the "
+                                         r"committed file.*split_nets"):
+        load_net(copy, "quick face classifier")
+    back.unlink()
+    with pytest.raises(ModelError, match=r"quick face classifier weights missing: .*faces_quick\.back\.onnx"):
+        load_net(copy, "quick face classifier")
+
+
+def test_an_opencv_with_no_classic_engine_runs_a_split_net_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenCV 5.1 has one engine: the whole file runs on it, checked against the same known answer.
+    import cv2
+
+    monkeypatch.delattr(cv2.dnn, "ENGINE_CLASSIC")
+    assert load_net(LOCATOR_WEIGHTS, "dice locator").files == [LOCATOR_WEIGHTS]

@@ -43,6 +43,31 @@ KNOWN_ANSWERS = WEIGHTS_DIR / "known_answers.npz"
 ANSWER_TOLERANCE = 1e-3
 
 
+# The committed nets below run in two parts, each on the engine of OpenCV 5.0 that runs it faster: the first layers
+# (few channels, big images) on the classic engine, the rest (many channels, small images) on the new one. Either
+# engine alone is slow on one end: the new one on a 3-channel first convolution, the classic one on 64 channels of
+# 7x7 (its Winograd tiles are bigger than the image). Timed net by net on the dev machine (one core, medians of 150
+# passes, the batches a frame gives them; /tmp scripts, vision/training/README.md "Session 31"), new engine alone ->
+# two parts: the face net 0.593 -> 0.431 ms a crop (4 crops: 2.34 -> 1.68 ms), the quick net 13 crops 2.18 -> 1.65 ms,
+# the locator 1.67 -> 1.41 ms a 320x240 frame; the answers agree with the whole net's to 5e-6. The lying-flat nets
+# run fastest whole on the classic engine (vision.flat). Each entry: the tensor where the net is cut, the front
+# part's output and the back part's input; vision.training.split_nets writes the parts (split_parts) from the whole
+# file, which stays the net of record (trained, evaluated, checked). An OpenCV with no classic engine (5.1) runs the
+# whole file on the engine it has.
+SPLIT_AT: dict[str, str] = {
+    "faces": "/features/features.1/features.1.5/Relu_output_0",
+    "faces_cross": "/features/features.1/features.1.5/Relu_output_0",
+    "faces_quick": "/features/features.1/features.1.2/Relu_output_0",
+    "locator": "/body/body.2/Relu_output_0",
+    "locator_second": "/body/body.2/Relu_output_0",
+}
+
+
+def split_parts(weights: Path) -> tuple[Path, Path]:
+    """The files of a split net's two parts (SPLIT_AT), beside its whole file: the front's, then the back's."""
+    return weights.with_name(f"{weights.stem}.front.onnx"), weights.with_name(f"{weights.stem}.back.onnx")
+
+
 # Every net's first step, each image to zero mean and unit contrast over all its channels and pixels
 # (vision.training.export.standardise while it learned), is done before the net runs
 # (vision.recognise.crops_to_blob); this is added to each image's variance there, as while it learned: a flat image is
@@ -76,17 +101,23 @@ def tallied() -> Iterator[dict[str, NetTally]]:
 
 
 class LoadedNet:
-    """A net as the reader runs it: one input batch in, one output out."""
+    """A net as the reader runs it: one input batch in, one output out. Its parts (`stages`, one or SPLIT_AT's two)
+    run one after the other, each on its own engine; `files` are the files they were read from."""
 
-    def __init__(self, net: cv2.dnn.Net, name: str) -> None:
-        self._net, self.name = net, name
+    def __init__(self, stages: list[cv2.dnn.Net], name: str, files: list[Path]) -> None:
+        self._stages, self.name, self.files = stages, name, files
 
     def run(self, batch: np.ndarray, output: str | None = None) -> np.ndarray:
         """The net's output (`output` by name; by default its first) for a float32 batch (N, ...)."""
         tally = None if _tallies is None else _tallies.setdefault(self.name, NetTally())
         start = time.process_time() if tally is not None else 0.0
-        self._net.setInput(np.ascontiguousarray(batch, dtype=np.float32))
-        result = self._net.forward(output) if output else self._net.forward()
+        given = np.ascontiguousarray(batch, dtype=np.float32)
+        for stage in self._stages[:-1]:
+            stage.setInput(given)
+            given = stage.forward()
+        last = self._stages[-1]
+        last.setInput(given)
+        result = last.forward(output) if output else last.forward()
         if tally is not None:
             tally.passes += 1
             tally.inputs += len(batch)
@@ -95,21 +126,36 @@ class LoadedNet:
 
 
 def load_net(weights: Path, what: str, engine: int | None = None) -> LoadedNet:
-    """The ONNX net at `weights`, on OpenCV's dnn `engine` (cv2.dnn.ENGINE_*; by default the one OpenCV picks);
-    ModelError, naming `what` net it is, if the file is missing or unreadable, or (for a committed net) is not the
-    committed file or is computed wrongly by this OpenCV."""
+    """The ONNX net at `weights`, on OpenCV's dnn `engine` (cv2.dnn.ENGINE_*; by default the one OpenCV picks, or for
+    a committed net of SPLIT_AT its two parts on the engines that run them fastest); ModelError, naming `what` net it
+    is, if a file is missing or unreadable, or (for a committed net) is not the committed file or is computed wrongly
+    by this OpenCV."""
     if not weights.is_file():
         raise ModelError(f"{what} weights missing: {weights} (reinstall dice-companion)")
-    try:
-        # From the file's path: OpenCV 5.0 ignores the engine asked for when given the file's bytes.
-        net = cv2.dnn.readNetFromONNX(str(weights), cv2.dnn.ENGINE_AUTO if engine is None else engine)
-    except cv2.error as error:
-        raise ModelError(f"{what} weights unreadable: {weights} is not a valid ONNX net "
-                         f"(reinstall dice-companion): {str(error).strip().splitlines()[-1]}") from error
-    loaded = LoadedNet(net, weights.stem)
-    if weights.resolve().parent == WEIGHTS_DIR:
+    committed = weights.resolve().parent == WEIGHTS_DIR
+    classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
+    if committed and engine is None and weights.stem in SPLIT_AT and classic is not None:
+        front, back = split_parts(weights)
+        files = [front, back]
+        stages = [_read_net(front, what, classic), _read_net(back, what, cv2.dnn.ENGINE_NEW)]
+    else:
+        files = [weights]
+        stages = [_read_net(weights, what, cv2.dnn.ENGINE_AUTO if engine is None else engine)]
+    loaded = LoadedNet(stages, weights.stem, files)
+    if committed:
         check_known_answer(loaded, weights, what)
     return loaded
+
+
+def _read_net(path: Path, what: str, engine: int) -> cv2.dnn.Net:
+    if not path.is_file():
+        raise ModelError(f"{what} weights missing: {path} (reinstall dice-companion)")
+    try:
+        # From the file's path: OpenCV 5.0 ignores the engine asked for when given the file's bytes.
+        return cv2.dnn.readNetFromONNX(str(path), engine)
+    except cv2.error as error:
+        raise ModelError(f"{what} weights unreadable: {path} is not a valid ONNX net "
+                         f"(reinstall dice-companion): {str(error).strip().splitlines()[-1]}") from error
 
 
 def file_digest(path: Path) -> str:
@@ -122,15 +168,19 @@ def check_known_answer(net: LoadedNet, weights: Path, what: str, answers: Path =
     name = weights.stem
     try:
         with np.load(answers) as recorded:
-            digest, output = str(recorded[f"{name}.sha256"]), str(recorded[f"{name}.output_name"])
+            output = str(recorded[f"{name}.output_name"])
             given, expected = recorded[f"{name}.input"], recorded[f"{name}.output"]
+            # The whole file, and the parts the net was read from when it runs split (SPLIT_AT): each recorded.
+            digests = {path: str(recorded[f"{path.stem}.sha256"]) for path in dict.fromkeys([weights, *net.files])}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
         raise ModelError(f"{what}: no known answer for {weights.name} in {answers} "
                          f"(reinstall dice-companion): {error}") from error
-    if file_digest(weights) != digest:
-        raise ModelError(f"{what} weights {weights} are not the committed file (SHA-256 differs from the one its "
-                         "known answer was recorded with): reinstall dice-companion, or, after training, record the "
-                         "nets' answers again (python -m vision.training.known_answers)")
+    for path, digest in digests.items():
+        if file_digest(path) != digest:
+            raise ModelError(f"{what} weights {path} are not the committed file (SHA-256 differs from the one its "
+                             "known answer was recorded with): reinstall dice-companion, or, after training, split "
+                             "the nets and record their answers again (python -m vision.training.split_nets, "
+                             "python -m vision.training.known_answers)")
     answer = net.run(given, output).reshape(expected.shape)
     off = float(np.abs(answer - expected).max())
     if not off <= ANSWER_TOLERANCE * max(1.0, float(np.abs(expected).max())):

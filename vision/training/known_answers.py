@@ -2,7 +2,8 @@
 reader loads the net: its SHA-256, an input cut from a virtual tray as the reader cuts it, and the output ONNX's
 own reference evaluator (plain numpy, independent of OpenCV) gives for that input.
 
-Run after committing new weights (dev-only: needs the `onnx` package, e.g. the training venv):
+Run after committing new weights and splitting them (vision.training.split_nets; dev-only: needs the `onnx`
+package, e.g. the training venv):
 
     PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.known_answers
 """
@@ -18,7 +19,7 @@ import numpy as np
 from vision.flat import flat_inputs
 from vision.locate import STRIDE, LocatedDie, to_locator_scale, to_work
 from vision.models import D6
-from vision.nets import KNOWN_ANSWERS, WEIGHTS_DIR, file_digest
+from vision.nets import KNOWN_ANSWERS, SPLIT_AT, WEIGHTS_DIR, file_digest, split_parts
 from vision.recognise import crop_die, crops_to_blob
 from vision.virtual_tray import render_tray
 
@@ -65,6 +66,8 @@ def main(argv: list[str]) -> int:
         answer = evaluator.run([output], {evaluator.input_names[0]: given})[0]
         record |= {f"{name}.sha256": np.array(file_digest(weights)), f"{name}.output_name": np.array(output),
                    f"{name}.input": given, f"{name}.output": np.asarray(answer, np.float32)}
+        if name in SPLIT_AT:        # the parts the reader runs (vision.training.split_nets wrote them)
+            record |= {f"{part.stem}.sha256": np.array(file_digest(part)) for part in split_parts(weights)}
         print(f"{name}: input {given.shape}, {output} {answer.shape}")
     np.savez_compressed(args.out, **record)
     print(f"wrote {args.out}")

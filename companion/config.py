@@ -42,6 +42,12 @@ class DisplayConfig:
     rotate: int = 0         # 0 or 2 (upside down)
 
 
+# The camera's frame: each side in pixels (the reader needs 32 at least), and at most this long to 1, as
+# vision.read.MAX_ASPECT (companion stays free of vision's imports; a test holds the two equal).
+CAMERA_SIDES = (32, 8192)
+CAMERA_MAX_ASPECT = 3.0
+
+
 @dataclass(frozen=True)
 class CameraConfig:
     source: str = "picamera2"   # picamera2 | webcam | replay | virtual
@@ -115,7 +121,21 @@ def parse_config(text: str, source: str = "<config>") -> Config:
         if not isinstance(table, dict):
             raise ConfigError(f"{source}: [{name}] must be a table of settings")
         built[name] = _build_section(name, sections[name].default_factory, table, source)  # type: ignore[misc]
-    return Config(**built)
+    config = Config(**built)
+    _check_camera(config.camera, source)
+    return config
+
+
+def _check_camera(camera: CameraConfig, source: str) -> None:
+    """The frame's sides and the tray region together: refused here, not at every throw of a game."""
+    (w, h), tray = (camera.width, camera.height), camera.tray
+    if max(w, h) > CAMERA_MAX_ASPECT * min(w, h):
+        raise ConfigError(f"{source}: [camera] width {w} and height {h} are {max(w, h) / min(w, h):.1f} to 1; the "
+                          f"reader takes frames at most {CAMERA_MAX_ASPECT:g} to 1 (4:3 or 16:9, upright or on their "
+                          "side)")
+    if tray and (tray[0] < 0 or tray[1] < 0 or tray[0] + tray[2] > w or tray[1] + tray[3] > h):
+        raise ConfigError(f"{source}: [camera] tray {list(tray)} does not fit the camera's {w}x{h} frame "
+                          "(x, y, width and height in the frame's pixels: calibrate it again)")
 
 
 def _build_section(section: str, cls: type, table: dict[str, Any], source: str) -> Any:
@@ -156,6 +176,9 @@ def _check(section: str, key: str, hint: Any, value: Any, source: str) -> Any:
         raise ConfigError(f"{where} = {value!r} is not allowed; expected one of: {', '.join(map(str, choices))}")
     if section == "camera" and key == "tray" and value and (len(value) != 4 or min(value[2:]) <= 0):
         raise ConfigError(f"{where} must be [x, y, width, height] with a positive width and height, or []")
+    if section == "camera" and key in ("width", "height") and not CAMERA_SIDES[0] <= value <= CAMERA_SIDES[1]:
+        raise ConfigError(f"{where} = {value} is no camera frame's size; expected {CAMERA_SIDES[0]}..{CAMERA_SIDES[1]} "
+                          "pixels")
     if section == "buttons" and key in ("stop", "reroll", "select") and not 0 <= value <= 27:
         raise ConfigError(f"{where} = {value} is not a BCM GPIO pin; expected 0..27")
     if key.endswith("_seconds") and value <= 0:

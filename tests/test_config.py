@@ -48,6 +48,12 @@ i2c_address = 0x3D
     ("[game]\nkind = \"yahtzee\"", "expected one of: mex, excape, rapido"),
     ("[buttons]\nhold_seconds = 0", "more than 0 seconds"),
     ("[buttons\nstop = 1", "not valid TOML"),
+    ("[camera]\nwidth = 0", "\\[camera\\] width = 0 is no camera frame's size; expected 32..8192 pixels"),
+    ("[camera]\nwidth = 1280\nheight = 400", "width 1280 and height 400 are 3.2 to 1; the reader takes frames at "
+                                             "most 3 to 1"),
+    ("[camera]\nwidth = 640\nheight = 480\ntray = [100, 50, 600, 400]",
+     "tray \\[100, 50, 600, 400\\] does not fit the camera's 640x480 frame"),
+    ("[camera]\ntray = [-5, 0, 600, 400]", "does not fit the camera's 1280x960 frame"),
 ])
 def test_bad_config_is_a_specific_error(text, message):
     with pytest.raises(ConfigError, match=message):
@@ -57,3 +63,11 @@ def test_bad_config_is_a_specific_error(text, message):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read the config file"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_the_camera_frames_the_config_allows_are_the_ones_the_reader_reads():
+    from companion.config import CAMERA_MAX_ASPECT, CAMERA_SIDES
+    from vision.read import MAX_ASPECT, MIN_SIDE
+
+    assert CAMERA_MAX_ASPECT == MAX_ASPECT and CAMERA_SIDES[0] == MIN_SIDE
+    parse_config("[camera]\nwidth = 1920\nheight = 1080\ntray = [0, 0, 1920, 1080]")     # 16:9, the tray whole

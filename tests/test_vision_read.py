@@ -177,6 +177,10 @@ def test_bad_input_is_a_clear_error() -> None:
         read_tray(np.zeros((100, 100, 2), np.uint8))
     with pytest.raises(ReadError, match="too small"):
         read_tray(np.zeros((10, 10, 3), np.uint8))
+    for strip in ((3000, 40, 3), (40, 3000, 3)):        # no camera frame: the work frame would be 640x48,000 or 640x9
+        with pytest.raises(ReadError, match=r"75\.0 times as long as it is wide: expected a photo of the tray"):
+            read_tray(np.zeros(strip, np.uint8))
+    read_tray(np.zeros((1138, 640, 3), np.uint8))          # a 9:16 frame, on its side: read
     with pytest.raises(ReadError, match="expect"):
         read_tray(np.zeros((100, 100, 3), np.uint8), expect=-1)
 

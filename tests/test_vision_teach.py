@@ -11,7 +11,7 @@ import pytest
 
 from vision import cli, teach
 from vision.models import DieKind, DieModel, Face, load_model
-from vision.read import read_tray
+from vision.read import ReadError, read_tray
 from vision.recognise import TEMPLATE_FORMAT, TEMPLATE_SIZE
 from vision.training.photos import match_boxes
 from vision.virtual_tray import empty_tray, render_tray
@@ -113,6 +113,21 @@ def test_teach_errors_say_what_to_do(tmp_path: Path) -> None:
         teach.main([str(tmp_path / "m.json"), "--face", "A", "x.png", "--face", "A", "y.png"])
     with pytest.raises(teach.TeachError, match="no such file"):
         teach.main([str(tmp_path / "m.json"), "--face", "A", str(tmp_path / "none.png"), "--face", "B", "y.png"])
+
+
+def test_a_shot_no_photo_of_the_tray_could_be_is_refused_by_name(tmp_path: Path) -> None:
+    # A thumbnail, upscaled, once gave a "whole die" to learn from; a strip 40 px wide became a 640x48,000 frame.
+    shot = _shots("A", range(1, 2))[0]
+    thumbnail, strip = tmp_path / "thumb.png", tmp_path / "strip.png"
+    cv2.imwrite(str(thumbnail), cv2.resize(shot, (24, 18)))
+    cv2.imwrite(str(strip), cv2.resize(shot, (40, 3000)))
+    for path, why in ((thumbnail, "image of 24x18 px is too small to show dice"),
+                      (strip, "image of 40x3000 px is 75.0 times as long as it is wide")):
+        with pytest.raises(teach.TeachError, match=f"{path.name}: {why}"):
+            teach.main([str(tmp_path / "m.json"), "--face", "A", str(path), "--face", "B", str(path)])
+    with pytest.raises(ReadError, match="too small"):
+        teach.teach_model("thumb", {"A": [cv2.resize(shot, (24, 18))], "K": _shots("K", range(2, 5))})
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_a_model_whose_looks_this_reader_cannot_compare_is_refused_not_misread(tmp_path):

@@ -41,12 +41,21 @@ from vision.second_looks import (
     with_unclear_dice_boxed_again,
 )
 
+# The reader works on the frame 640 px wide (vision.locate.WORK_WIDTH), whatever its height: a strip 40 px wide and
+# 3,000 tall became a 640x48,000 work frame (a `read` process peaked at 1 GB, and found nothing), one 3,000 wide and
+# 40 tall a 640x9 one (read as "0 dice, ok"). A camera frame is 4:3 or 16:9, upright or on its side; a 21:9 one is
+# 2.3 to 1.
+MAX_ASPECT = 3.0
+MIN_SIDE = 32        # px, the shortest side taken: a thumbnail's dice are a few pixels, their upscaled blur no die
+
 
 class ReadError(DiceCompanionError):
     """The frame or the options given to the reader are invalid."""
 
 
-def _check_image(image: np.ndarray) -> np.ndarray:
+def checked_image(image: np.ndarray) -> np.ndarray:
+    """The image as the reader takes it (BGR, uint8), or ReadError: not a uint8 image, a shape that is no image, too
+    small to show dice, or too long and narrow to be a photo of the tray (MAX_ASPECT)."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
         raise ReadError("expected a uint8 numpy image (BGR, or gray)")
     if image.ndim == 2:
@@ -55,8 +64,12 @@ def _check_image(image: np.ndarray) -> np.ndarray:
         return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
     if image.ndim != 3 or image.shape[2] != 3:
         raise ReadError(f"expected an image of shape (h, w, 3) BGR, got shape {image.shape}")
-    if min(image.shape[:2]) < 32:
-        raise ReadError(f"image of {image.shape[1]}x{image.shape[0]} px is too small to show dice")
+    h, w = image.shape[:2]
+    if min(h, w) < MIN_SIDE:
+        raise ReadError(f"image of {w}x{h} px is too small to show dice")
+    if max(h, w) > MAX_ASPECT * min(h, w):
+        raise ReadError(f"image of {w}x{h} px is {max(h, w) / min(h, w):.1f} times as long as it is wide: expected a "
+                        f"photo of the tray (its sides at most {MAX_ASPECT:g} to 1)")
     return image
 
 
@@ -157,7 +170,7 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     touching its border counts as cut. expect: how many dice were rolled; another count means "reroll".
     Dice come in reading order (rows top to bottom, left to right).
     """
-    image = _check_image(image)
+    image = checked_image(image)
     if expect is not None and expect < 0:
         raise ReadError(f"expect must be a number of dice (0 or more), got {expect}")
     h, w = image.shape[:2]

@@ -19,6 +19,7 @@ import numpy as np
 from vision.flat import NOT_FLAT, not_flat
 from vision.locate import find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
+from vision.read import ReadError, checked_image
 from vision.recognise import (
     TEMPLATE_FORMAT,
     TEMPLATE_SIZE,
@@ -38,7 +39,7 @@ class TeachError(ModelError):
 
 
 def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
-    work, _ = to_work(image)
+    work, _ = to_work(checked_image(image))
     # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
     # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
     # Nor leaning (a die cocked against the wall shows two faces: no look of either).
@@ -112,6 +113,10 @@ def main(argv: list[str]) -> int:
             image = load_image(path)
             if isinstance(image, str):
                 raise TeachError(f"{path}: {image}")
+            try:
+                checked_image(image)            # a thumbnail's upscaled blur once passed for a die
+            except ReadError as error:
+                raise TeachError(f"{path}: {error}") from error
             images.append(image)
         shots[label] = images
     name = args.name or args.out.rsplit("/", 1)[-1].rsplit(".", 1)[0]

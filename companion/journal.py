@@ -15,18 +15,11 @@ import os
 from pathlib import Path
 
 from companion.errors import DiceCompanionError
+from companion.files import fsync_dir, write_whole
 
 
 class JournalError(DiceCompanionError):
     """The journal directory or file cannot be used."""
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 class Journal:
@@ -48,13 +41,7 @@ class Journal:
         """Begin a new game whose first line is `header`; an unfinished game is archived first, never lost."""
         if self.current_path.exists():
             self.finish()
-        tmp = self.directory / (self.CURRENT + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(_one_line(header) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.current_path)
-        _fsync_dir(self.directory)
+        write_whole(self.current_path, _one_line(header) + "\n")
 
     def append(self, line: str) -> None:
         """Durably add one event line; returns only after the line is on disk."""
@@ -90,8 +77,8 @@ class Journal:
         numbers = [int(p.stem) for p in self.archive.glob("*.log") if p.stem.isdigit()]
         target = self.archive / f"{max(numbers, default=0) + 1:04d}.log"
         os.replace(self.current_path, target)
-        _fsync_dir(self.directory)
-        _fsync_dir(self.archive)
+        fsync_dir(self.directory)
+        fsync_dir(self.archive)
         return target
 
     def archived(self) -> list[Path]:

@@ -112,14 +112,18 @@ def test_a_model_file_is_written_whole_or_not_at_all(tmp_path: Path, monkeypatch
     model = DieModel("mine", (DieKind("mine", (Face("A", "taught:A"), Face("B", "taught:B"))),),
                      looks={"taught:A": ((1.0, 0.0),), "taught:B": ((0.0, 1.0),)})
     path = tmp_path / "mine.json"
+    synced: list[Path] = []
+    monkeypatch.setattr("companion.files.fsync_dir", synced.append)
     save_model(model, path)
+    assert synced == [tmp_path]              # the rename too is on disk before `teach` says the file is written
+    monkeypatch.undo()
     before = path.read_bytes()
 
     def power_cut(*args: object) -> None:
         raise OSError(5, "Input/output error")
 
     # The write fails before the new file takes the old one's place: the old model stays whole, no temporary is left.
-    monkeypatch.setattr("vision.models.os.replace", power_cut)
+    monkeypatch.setattr("companion.files.os.replace", power_cut)
     with pytest.raises(ModelError, match=f"cannot write die model file {re.escape(str(path))}: Input/output error"):
         save_model(replace(model, name="other"), path)
     assert path.read_bytes() == before and list(tmp_path.iterdir()) == [path]

@@ -10,12 +10,12 @@ Pip positions are in die-face units: (0, 0) is the face's centre, +-1 its edges.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from companion.errors import DiceCompanionError
+from companion.files import write_whole
 
 
 class ModelError(DiceCompanionError):
@@ -170,19 +170,13 @@ def model_from_dict(data: object, source: str = "model data") -> DieModel:
 
 
 def save_model(model: DieModel, path: str | Path) -> None:
-    """Write a model file whole or not at all: to a temporary file beside it, synced, then renamed over it, so a
-    power cut while `teach` writes never leaves a torn file the companion would refuse at its next start (nor an
-    older model half overwritten). ModelError, naming the file, if it cannot be written."""
+    """Write a model file whole or not at all (companion.files.write_whole): a power cut while `teach` writes never
+    leaves a torn file the companion would refuse at its next start (nor an older model half overwritten), and a
+    file `teach` said it wrote is there after one. ModelError, naming the file, if it cannot be written."""
     path = Path(path)
-    temporary = path.with_name(path.name + ".tmp")
     try:
-        with open(temporary, "w", encoding="utf-8") as file:
-            file.write(json.dumps(model_to_dict(model)) + "\n")
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
+        write_whole(path, json.dumps(model_to_dict(model)) + "\n")
     except OSError as err:
-        temporary.unlink(missing_ok=True)
         raise ModelError(f"cannot write die model file {path}: {err.strerror or err}") from err
 
 

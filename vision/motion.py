@@ -11,6 +11,11 @@ with the previous frame; the changed fraction of pixels decides. Sensor noise is
 threshold follows the noise actually measured (median absolute difference), and slow or global light changes
 (auto exposure, a cloud) because the median shift between frames is taken out before thresholding.
 
+Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
+tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
+player. Between two throws the dice are picked up and thrown, and never come to rest exactly where they lay. A read
+asked for (request_read) is made whatever the tray looks like.
+
 A hand is a big change reaching in over the edge of the view (rolling, hand=True). A hand that rests still in
 the tray is caught once the tray is known empty: the frame the reader found empty becomes a reference, and a
 settle that differs from it in one large area reaching in over the edge is not read (for at most `hand_patience`
@@ -89,6 +94,9 @@ class MotionTracker:
         self._blocked = 0
         self._awaiting: np.ndarray | None = None  # the frame handed to the reader, until mark_read
         self._empty_reference: np.ndarray | None = None
+        self._last_read: np.ndarray | None = None  # the frame the reader read last, and the state it left
+        self._last_read_state: MotionState = "empty"
+        self._asked = False                         # request_read: read at the next settle, whatever it shows
 
     @property
     def state(self) -> MotionState:
@@ -97,6 +105,7 @@ class MotionTracker:
     def request_read(self) -> None:
         """Read again at the next still frame, without waiting for motion (e.g. a player asks for a re-read)."""
         self._armed = True
+        self._asked = True
 
     def mark_read(self, dice_found: int) -> None:
         """The reader has read the frame update() asked for: how many dice it found (0: the tray is empty)."""
@@ -108,6 +117,7 @@ class MotionTracker:
                 self._empty_reference = self._awaiting
         else:
             self._state = "read"
+        self._last_read, self._last_read_state = self._awaiting, self._state
         self._awaiting = None
 
     def update(self, frame: np.ndarray) -> MotionUpdate:
@@ -139,9 +149,22 @@ class MotionTracker:
 
         self._armed = False
         self._blocked = 0
+        if not self._asked and self._as_last_read(small):
+            # Something passed over the tray and the dice lie as they were read: the same throw, not a new one.
+            self._state = self._last_read_state
+            return MotionUpdate(self._state, False, changed, False, self._still)
+        self._asked = False
         self._state = "settled"
         self._awaiting = small
         return MotionUpdate("settled", True, changed, False, self._still)
+
+    def _as_last_read(self, small: np.ndarray) -> bool:
+        """Does the still scene look as the frame last read did (no more pixels changed than still frames show)?"""
+        last = self._last_read
+        if last is None or last.shape != small.shape:
+            return False
+        changed = _changed_pixels(last, small, self.min_pixel_threshold)
+        return float(np.count_nonzero(changed)) / changed.size <= self.motion_threshold
 
     def _looks_occupied(self, small: np.ndarray) -> bool:
         """Does the still scene differ from the known empty tray in one area, coming in over the edge, that is

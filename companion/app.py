@@ -80,6 +80,13 @@ class TrayWatcher:
             check_model(self._custom)    # refused at start, not at the first throw of a game
         load_nets()                      # so are nets this install or this OpenCV would get wrong
         self.reads = 0
+        self._last_reading: Any = None
+
+    def read_next_settle(self) -> None:
+        """Read the next still tray as a new throw, whatever it shows: a script's photo is a new throw by its line,
+        even one showing the dice as the last one did (else taken for the same throw, and not counted)."""
+        self.tracker.request_read()
+        self._last_reading = None
 
     def model_for(self, game: str) -> Any:
         if self._custom is not None:
@@ -95,6 +102,11 @@ class TrayWatcher:
         reading = read_tray(frame, self.model_for(game), tray=self.tray, expect=2)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1
+        if reading.lies_as(self._last_reading):
+            # The dice lie as they did when last read: the same throw, read again after something changed over the
+            # tray that the tracker could not take out (a lamp lit on one side), never a second roll to count.
+            return update.state, None
+        self._last_reading = reading
         return update.state, reading
 
 

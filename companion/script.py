@@ -151,9 +151,7 @@ def play(game_line: str, steps: list[Step], *, journal_dir: Path, config: Config
                     raise ScriptError(step.line_no, f"{step.argument} is not an image OpenCV can read")
                 if not camera.is_empty:
                     _show_empty(camera, controller)
-                # A new throw by the script's word, even a photo showing the dice as the last one did (the tracker
-                # takes a tray that looks as it did when last read for the same throw, and reads it only if asked).
-                watcher.tracker.request_read()
+                watcher.read_next_settle()      # a new throw by the script's word, whatever the photo shows
                 camera.show(image)
                 reads_before = watcher.reads
                 for _ in range(MAX_STILL_FRAMES):

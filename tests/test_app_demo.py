@@ -80,6 +80,31 @@ def test_tray_watcher_reads_once_per_throw() -> None:
     assert all(sorted(r.faces) == ["2", "6"] for r in readings)
 
 
+def test_a_throw_read_again_after_a_lamp_is_lit_is_not_a_second_roll() -> None:
+    # A lamp lit on one side of the tray after a throw: the tracker cannot take out a change of light over part of
+    # the tray, so it reads the tray again; the dice lie where they were read, so no second roll reaches the game.
+    # The next real throw does.
+    import numpy as np
+
+    from vision.models import D6
+    from vision.virtual_tray import roll_frames
+
+    watcher = TrayWatcher(Config())
+    throw = roll_frames(21, D6, faces=["5", "3"], size=(320, 240), rolling=3, still=5, clean=True)
+    lit = np.ones((240, 320, 1))
+    lit[:, :130] = 1.35                     # the left of the tray, dice and all, a third brighter
+    lamp = np.clip(throw[-1].astype(float) * lit, 0, 255).astype(np.uint8)
+    readings, reads = [], []
+    for frame in [*throw, *[lamp] * 6, *roll_frames(22, D6, faces=["6", "6"], size=(320, 240), rolling=3, still=5,
+                                                     clean=True)]:
+        _, reading = watcher(frame, "mex")
+        reads.append(watcher.reads)
+        if reading is not None:
+            readings.append(sorted(reading.faces))
+    assert reads[-1] == 3                       # the throw, the lamp-lit tray, the next throw: each read
+    assert readings == [["3", "5"], ["6", "6"]]
+
+
 def test_virtual_camera_shows_a_throw_when_asked() -> None:
     camera = VirtualTrayCamera("excape", seed=1)
     still = camera.read()

@@ -13,7 +13,8 @@ from vision.flat import FLAT_CROP_MARGIN, FLAT_CROP_SIZE, NOT_FLAT, RAMP_GAIN, F
 from vision.locate import LocatedDie, find_dice, to_work
 from vision.models import D6, EXCAPE, ModelError
 from vision.recognise import crop_die
-from vision.training.photos import match_boxes, read_labels
+from vision.result import match_boxes
+from vision.training.photos import read_labels
 from vision.virtual_tray import render_tray
 
 

@@ -19,8 +19,8 @@ from vision.parts import SAME_DIE_CENTRED
 from vision.read import ReadError, read_tray
 from vision.read_dice import ReadDie, doubt
 from vision.recognise import FaceGuess
-from vision.result import UNKNOWN_FACE, TrayReading
-from vision.training.photos import match_boxes, read_labels
+from vision.result import UNKNOWN_FACE, TrayReading, match_boxes
+from vision.training.photos import read_labels
 from vision.virtual_tray import RenderedTray, empty_tray, render_tray
 
 

@@ -235,3 +235,17 @@ def test_the_bench_reads_each_real_photo_once_and_tallies_it_with_both_labelling
     test_fixes = sum(fix.split == "test" for fix in label_fixes())
     moved = fixed.correct - as_given.correct
     assert 0 <= moved <= test_fixes and as_given.silently_wrong - fixed.silently_wrong == moved
+
+
+def test_a_reading_lies_as_another_only_when_every_die_lies_where_one_of_its_did() -> None:
+    from vision.result import DieReading, TrayReading
+
+    def reading(*boxes: tuple[int, int, int, int]) -> TrayReading:
+        return TrayReading("ok", None, tuple(DieReading("3", 0.9, True, box) for box in boxes))
+
+    last = reading((100, 100, 40, 40), (300, 200, 42, 42))
+    assert reading((301, 201, 41, 42), (101, 99, 40, 41)).lies_as(last)        # read again: a pixel or two off
+    assert not reading((100, 100, 40, 40), (330, 200, 42, 42)).lies_as(last)   # one die moved by most of its side
+    assert not reading((100, 100, 40, 40)).lies_as(last)                       # a die taken away
+    assert not reading((100, 100, 40, 40), (300, 200, 42, 42), (10, 10, 40, 40)).lies_as(last)
+    assert not reading().lies_as(reading()) and not last.lies_as(None)         # an empty tray is no throw

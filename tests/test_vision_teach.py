@@ -13,7 +13,7 @@ from vision import cli, teach
 from vision.models import DieKind, DieModel, Face, load_model
 from vision.read import ReadError, read_tray
 from vision.recognise import TEMPLATE_FORMAT, TEMPLATE_SIZE
-from vision.training.photos import match_boxes
+from vision.result import match_boxes
 from vision.virtual_tray import empty_tray, render_tray
 
 LABELS = ["A", "K", "Q", "J"]

@@ -45,7 +45,7 @@ import numpy as np
 from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
-from vision.result import DieReading, TrayReading
+from vision.result import DieReading, TrayReading, match_boxes
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
@@ -56,8 +56,6 @@ def match_reading(reading: TrayReading, boxes: list[tuple[int, int, int, int]]
                   ) -> tuple[dict[int, DieReading], list[DieReading]]:
     """The dice of a reading against labelled boxes, as every figure here counts them: {box index: its die read}
     for the dice found (IoU >= MATCH_IOU, one-to-one), and the dice read where no labelled die is."""
-    from vision.training.photos import match_boxes
-
     matches = match_boxes([d.box for d in reading.dice], boxes, MATCH_IOU)
     found = {j: reading.dice[i] for i, j in matches.items()}
     return found, [d for i, d in enumerate(reading.dice) if i not in matches]
@@ -241,7 +239,6 @@ def run_throws(index: int, throws: int) -> ThrowTally:
 
 def run_hazards(hazard: str, trays: int) -> HazardTally:
     """Trays with one hazard, d6 and Excape in turn, each read expecting the dice thrown."""
-    from vision.training.photos import match_boxes
     from vision.virtual_tray import render_tray
 
     tally = HazardTally(hazard)

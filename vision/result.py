@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 UNKNOWN_FACE = "?"
+# A tray read again whose dice each lie over one of the last reading's boxes by this much (intersection over union)
+# lies as it did: read twice, the same dice in the same place give boxes a pixel or two apart.
+SAME_PLACE_IOU = 0.7
 
 
 @dataclass(frozen=True)
@@ -37,3 +40,41 @@ class TrayReading:
     def to_json(self, image: str | None = None) -> dict:
         return {"image": image, "status": self.status, "reason": self.reason,
                 "dice": [d.to_json() for d in self.dice]}
+
+    def lies_as(self, other: TrayReading | None) -> bool:
+        """Whether these dice lie where `other`'s did: as many, each box over one of theirs by SAME_PLACE_IOU. The
+        same throw read again (the light changed, a shadow passed over), never a new one: thrown dice never come to
+        rest where they lay."""
+        if other is None or not self.dice or len(self.dice) != len(other.dice):
+            return False
+        matched = match_boxes([d.box for d in self.dice], [d.box for d in other.dice], SAME_PLACE_IOU)
+        return len(matched) == len(self.dice)
+
+
+def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    """Intersection over union of two (x, y, w, h) boxes."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    ix = max(0, min(ax + aw, bx + bw) - max(ax, bx))
+    iy = max(0, min(ay + ah, by + bh) - max(ay, by))
+    inter = ix * iy
+    union = aw * ah + bw * bh - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match_boxes(found: list[tuple[int, int, int, int]], truth: list[tuple[int, int, int, int]],
+                min_iou: float = 0.3) -> dict[int, int]:
+    """Greedy one-to-one matching, best IoU first: {found index: truth index}."""
+    pairs = sorted(((box_iou(f, t), i, j) for i, f in enumerate(found) for j, t in enumerate(truth)), reverse=True)
+    used_f: set[int] = set()
+    used_t: set[int] = set()
+    matches: dict[int, int] = {}
+    for score, i, j in pairs:
+        if score < min_iou:
+            break
+        if i in used_f or j in used_t:
+            continue
+        matches[i] = j
+        used_f.add(i)
+        used_t.add(j)
+    return matches

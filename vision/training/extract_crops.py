@@ -18,7 +18,8 @@ import numpy as np
 
 from vision.locate import find_dice
 from vision.recognise import CROP_MARGIN, CROP_SIZE, crop_die
-from vision.training.photos import label_candidates, load_split, match_boxes, save_patches
+from vision.result import match_boxes
+from vision.training.photos import label_candidates, load_split, save_patches
 
 PATCH = 96          # patch side in pixels (a die ~42 px: enough for crops up to 48 px)
 PATCH_SPAN = 2.3    # die sides the patch spans

@@ -27,7 +27,8 @@ from vision.flat import FLAT_CROP_MARGIN, ramp
 from vision.locate import find_dice, to_work
 from vision.models import D6, EXCAPE, DieKind, DieModel, Face
 from vision.recognise import crop_die
-from vision.training.photos import load_split, match_boxes
+from vision.result import match_boxes
+from vision.training.photos import load_split
 from vision.training.render_crops import check_training_seeds
 from vision.virtual_tray import DIE_COLOURS, PIP_COLOURS, render_tray
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.result import box_iou
+
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tray-d6-photos"
 FACES = ("1", "2", "3", "4", "5", "6")
 LABEL_FIXES = Path(__file__).resolve().with_name("label_fixes.toml")
@@ -128,41 +130,13 @@ def held_out_groups(groups: np.ndarray, every: int = 5) -> np.ndarray:
     return np.asarray(groups) % every == 0
 
 
-def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
-    ax, ay, aw, ah = a
-    bx, by, bw, bh = b
-    ix = max(0, min(ax + aw, bx + bw) - max(ax, bx))
-    iy = max(0, min(ay + ah, by + bh) - max(ay, by))
-    inter = ix * iy
-    union = aw * ah + bw * bh - inter
-    return inter / union if union > 0 else 0.0
-
-
-def match_boxes(found: list[tuple[int, int, int, int]], truth: list[tuple[int, int, int, int]],
-                min_iou: float = 0.3) -> dict[int, int]:
-    """Greedy one-to-one matching, best IoU first: {found index: truth index}."""
-    pairs = sorted(((iou(f, t), i, j) for i, f in enumerate(found) for j, t in enumerate(truth)), reverse=True)
-    used_f: set[int] = set()
-    used_t: set[int] = set()
-    matches: dict[int, int] = {}
-    for score, i, j in pairs:
-        if score < min_iou:
-            break
-        if i in used_f or j in used_t:
-            continue
-        matches[i] = j
-        used_f.add(i)
-        used_t.add(j)
-    return matches
-
-
 def label_candidates(found: list[tuple[int, int, int, int]], truth: list[tuple[int, int, int, int]],
                      die_iou: float = 0.5, none_iou: float = 0.25) -> list[int | bool | None]:
     """For training: each found box's truth index when it clearly is that die (IoU >= die_iou), None when it
     clearly is no die (IoU < none_iou with every die), False when in between (half a die, two dice): skip it."""
     labels: list[int | bool | None] = []
     for box in found:
-        scores = [iou(box, t) for t in truth]
+        scores = [box_iou(box, t) for t in truth]
         best = int(np.argmax(scores)) if scores else -1
         if scores and scores[best] >= die_iou:
             labels.append(best)

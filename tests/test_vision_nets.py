@@ -203,3 +203,16 @@ def test_an_opencv_with_no_classic_engine_runs_a_split_net_whole(monkeypatch: py
 
     monkeypatch.delattr(cv2.dnn, "ENGINE_CLASSIC")
     assert load_net(LOCATOR_WEIGHTS, "dice locator").files == [LOCATOR_WEIGHTS]
+
+
+def test_the_environment_can_run_the_split_nets_whole_and_names_a_value_it_cannot_mean(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a Pi the engines' strengths may differ: `DICE_COMPANION_NETS=whole dice-companion bench vision` compares.
+    monkeypatch.setenv("DICE_COMPANION_NETS", "whole")
+    assert load_net(QUICK_WEIGHTS, "quick face classifier").files == [QUICK_WEIGHTS]
+    monkeypatch.setenv("DICE_COMPANION_NETS", "halves")
+    with pytest.raises(ModelError, match="DICE_COMPANION_NETS='halves' is not a way to run the nets: expected split "
+                                         "or whole"):
+        load_net(QUICK_WEIGHTS, "quick face classifier")
+    monkeypatch.delenv("DICE_COMPANION_NETS")
+    assert load_net(QUICK_WEIGHTS, "quick face classifier").files == list(split_parts(QUICK_WEIGHTS))

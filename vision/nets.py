@@ -23,6 +23,7 @@ passes, inputs and CPU time of each net, by its weights file's name) without wra
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import zipfile
 from collections.abc import Iterator
@@ -61,6 +62,21 @@ SPLIT_AT: dict[str, str] = {
     "locator": "/body/body.2/Relu_output_0",
     "locator_second": "/body/body.2/Relu_output_0",
 }
+
+
+# How the nets of SPLIT_AT run, from the environment (as gpiozero picks its pin factory): "split" (the default,
+# faster on the dev machine) or "whole" (each on the new engine alone). The engines' strengths were measured on an
+# x86 CPU: a Raspberry Pi's ARM cores may differ, so `DICE_COMPANION_NETS=whole dice-companion bench vision` compares
+# the two there. Both give each net's known answer.
+NETS_ENVIRONMENT = "DICE_COMPANION_NETS"
+
+
+def runs_split() -> bool:
+    """Whether the nets of SPLIT_AT run in two parts (NETS_ENVIRONMENT); ModelError for a value it cannot mean."""
+    value = os.environ.get(NETS_ENVIRONMENT, "split")
+    if value not in ("split", "whole"):
+        raise ModelError(f"{NETS_ENVIRONMENT}={value!r} is not a way to run the nets: expected split or whole")
+    return value == "split"
 
 
 def split_parts(weights: Path) -> tuple[Path, Path]:
@@ -134,7 +150,7 @@ def load_net(weights: Path, what: str, engine: int | None = None) -> LoadedNet:
         raise ModelError(f"{what} weights missing: {weights} (reinstall dice-companion)")
     committed = weights.resolve().parent == WEIGHTS_DIR
     classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if committed and engine is None and weights.stem in SPLIT_AT and classic is not None:
+    if committed and engine is None and weights.stem in SPLIT_AT and classic is not None and runs_split():
         front, back = split_parts(weights)
         files = [front, back]
         stages = [_read_net(front, what, classic), _read_net(back, what, cv2.dnn.ENGINE_NEW)]

@@ -183,6 +183,20 @@ def test_a_shadow_passing_over_the_dice_read_is_no_new_throw() -> None:
     assert reads(run(tracker, again)) == [4 + 3]
 
 
+def test_what_lay_in_the_tray_before_anything_moved_is_read_but_flagged() -> None:
+    # The companion starts (after a power cut, say) with the last throw still in the tray: the tray is read, to know
+    # it, but flagged as no throw seen happening; the next throw is not flagged, nor is a read asked for.
+    lying = with_noise(render_tray(17, D6, size=SIZE, noise=0.0).image.astype(float), 6, 2.0, seed=8)
+    tracker = MotionTracker(still_frames=3)
+    updates = run(tracker, lying)
+    assert reads(updates) == [3] and updates[3].was_there
+    updates = run(tracker, roll_frames(18, D6, size=SIZE, rolling=4, still=5))
+    assert reads(updates) == [4 + 3] and not updates[4 + 3].was_there
+    tracker.request_read()
+    assert [u.was_there for u in run(tracker, with_noise(render_tray(18, D6, size=SIZE).image.astype(float), 4, 2.0,
+                                                                         seed=9)) if u.read_now] == [False]
+
+
 def test_empty_read_goes_back_to_empty_and_motion_to_rolling() -> None:
     frames = roll_frames(14, D6, size=SIZE, rolling=4, still=5)
     tracker = MotionTracker(still_frames=2)

@@ -14,7 +14,9 @@ threshold follows the noise actually measured (median absolute difference), and 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
 player. Between two throws the dice are picked up and thrown, and never come to rest exactly where they lay. A read
-asked for (request_read) is made whatever the tray looks like.
+asked for (request_read) is made whatever the tray looks like. Nor are dice the tracker never saw move a throw: the
+first settle after it starts (or resets) is read, to know the tray, but flagged `was_there`. After a power cut the
+last throw still lies in the tray, and its roll is in the journal already.
 
 A hand is a big change reaching in over the edge of the view (rolling, hand=True). A hand that rests still in
 the tray is caught once the tray is known empty: the frame the reader found empty becomes a reference, and a
@@ -46,6 +48,7 @@ class MotionUpdate:
     changed_fraction: float    # of the (tray region's) pixels that changed since the previous frame
     hand: bool = False         # a change or occupation big enough to be a hand or arm in the tray
     still_frames: int = 0      # consecutive frames without motion, this one included
+    was_there: bool = False    # read_now for what lay in the tray before anything moved: no throw seen happening
 
 
 class MotionTracker:
@@ -97,6 +100,7 @@ class MotionTracker:
         self._last_read: np.ndarray | None = None  # the frame the reader read last, and the state it left
         self._last_read_state: MotionState = "empty"
         self._asked = False                         # request_read: read at the next settle, whatever it shows
+        self._moved = False                         # motion seen since the start: what lies there was thrown since
 
     @property
     def state(self) -> MotionState:
@@ -133,6 +137,7 @@ class MotionTracker:
         if changed > self.motion_threshold:
             self._still = 0
             self._armed = True
+            self._moved = True
             self._blocked = 0
             self._state = "rolling"
             return MotionUpdate("rolling", False, changed, _reaches_in(changed_mask, self.hand_threshold), 0)
@@ -153,10 +158,11 @@ class MotionTracker:
             # Something passed over the tray and the dice lie as they were read: the same throw, not a new one.
             self._state = self._last_read_state
             return MotionUpdate(self._state, False, changed, False, self._still)
+        was_there = not self._moved and not self._asked
         self._asked = False
         self._state = "settled"
         self._awaiting = small
-        return MotionUpdate("settled", True, changed, False, self._still)
+        return MotionUpdate("settled", True, changed, False, self._still, was_there)
 
     def _as_last_read(self, small: np.ndarray) -> bool:
         """Does the still scene look as the frame last read did (no more pixels changed than still frames show)?"""

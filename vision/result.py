@@ -42,13 +42,14 @@ class TrayReading:
                 "dice": [d.to_json() for d in self.dice]}
 
     def lies_as(self, other: TrayReading | None) -> bool:
-        """Whether these dice lie where `other`'s did: as many, each box over one of theirs by SAME_PLACE_IOU. The
-        same throw read again (the light changed, a shadow passed over), never a new one: thrown dice never come to
-        rest where they lay."""
+        """Whether these dice lie as `other`'s did: as many, each box over one of theirs by SAME_PLACE_IOU, showing
+        the same face. The same throw read again (the light changed, a shadow passed over), never a new one: thrown
+        dice never come to rest where they lay, and a die turned over where it lies shows another face."""
         if other is None or not self.dice or len(self.dice) != len(other.dice):
             return False
         matched = match_boxes([d.box for d in self.dice], [d.box for d in other.dice], SAME_PLACE_IOU)
-        return len(matched) == len(self.dice)
+        return len(matched) == len(self.dice) and all(self.dice[i].face == other.dice[j].face
+                                                      for i, j in matched.items())
 
 
 def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:

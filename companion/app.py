@@ -142,7 +142,8 @@ class VirtualTrayCamera:
 
 
 class HeldPhotos:
-    """A folder of photos replayed as a camera would see them: each photo held still for a while, then the next."""
+    """A folder of photos replayed as a camera would see them: each photo held still for a while, then the next. The
+    first is the tray as the companion starts: dice in it are no throw it saw (vision.motion, `was_there`)."""
 
     def __init__(self, photos: Any, hold: int = PHOTO_HOLD_FRAMES) -> None:
         self.photos = photos

@@ -240,12 +240,13 @@ def test_the_bench_reads_each_real_photo_once_and_tallies_it_with_both_labelling
 def test_a_reading_lies_as_another_only_when_every_die_lies_where_one_of_its_did() -> None:
     from vision.result import DieReading, TrayReading
 
-    def reading(*boxes: tuple[int, int, int, int], face: str = "3") -> TrayReading:
-        return TrayReading("ok", None, tuple(DieReading(face, 0.9, True, box) for box in boxes))
+    def reading(*boxes: tuple[int, int, int, int], face: str = "3", sure: bool = True) -> TrayReading:
+        return TrayReading("ok", None, tuple(DieReading(face, 0.9, sure, box) for box in boxes))
 
     last = reading((100, 100, 40, 40), (300, 200, 42, 42))
     assert reading((301, 201, 41, 42), (101, 99, 40, 41)).lies_as(last)        # read again: a pixel or two off
     assert not reading((301, 201, 41, 42), (101, 99, 40, 41), face="4").lies_as(last)   # turned over in place
+    assert reading((301, 201, 41, 42), (101, 99, 40, 41), face="?", sure=False).lies_as(last)  # the light: unsure
     assert not reading((100, 100, 40, 40), (330, 200, 42, 42)).lies_as(last)   # one die moved by most of its side
     assert not reading((100, 100, 40, 40)).lies_as(last)                       # a die taken away
     assert not reading((100, 100, 40, 40), (300, 200, 42, 42), (10, 10, 40, 40)).lies_as(last)

@@ -43,12 +43,13 @@ class TrayReading:
 
     def lies_as(self, other: TrayReading | None) -> bool:
         """Whether these dice lie as `other`'s did: as many, each box over one of theirs by SAME_PLACE_IOU, showing
-        the same face. The same throw read again (the light changed, a shadow passed over), never a new one: thrown
-        dice never come to rest where they lay, and a die turned over where it lies shows another face."""
+        the face it showed or none surely. The same throw read again (the light changed, a shadow passed over), never
+        a new one: thrown dice never come to rest where they lay, and a die turned over where it lies shows another
+        face surely (a die the changed light leaves unsure is no reason to ask for a re-roll of a throw counted)."""
         if other is None or not self.dice or len(self.dice) != len(other.dice):
             return False
         matched = match_boxes([d.box for d in self.dice], [d.box for d in other.dice], SAME_PLACE_IOU)
-        return len(matched) == len(self.dice) and all(self.dice[i].face == other.dice[j].face
+        return len(matched) == len(self.dice) and all(self.dice[i].face == other.dice[j].face or not self.dice[i].sure
                                                       for i, j in matched.items())
 
 

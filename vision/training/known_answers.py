@@ -53,6 +53,19 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
             "flat": (flat_inputs(work, dice), "logits"), "flat_first": (flat_inputs(work, dice), "logits")}
 
 
+def _check_parts(weights: Path, given: np.ndarray, output: str, answer: np.ndarray) -> None:
+    """SystemExit unless the net's two parts, one after the other, give its whole file's answer: parts cut from an
+    earlier net (new weights, not split again) would be recorded as the committed ones."""
+    from onnx.reference import ReferenceEvaluator  # dev-only
+
+    front, back = (ReferenceEvaluator(str(part)) for part in split_parts(weights))
+    middle = front.run(None, {front.input_names[0]: given})[0]
+    parts = back.run([output], {back.input_names[0]: middle})[0]
+    if not np.allclose(parts, answer, atol=1e-4 * max(1.0, float(np.abs(answer).max()))):
+        raise SystemExit(f"{weights.name}: its parts {', '.join(p.name for p in split_parts(weights))} do not give "
+                         "its answer: split the nets again first (python -m vision.training.split_nets)")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=KNOWN_ANSWERS)
@@ -67,6 +80,7 @@ def main(argv: list[str]) -> int:
         record |= {f"{name}.sha256": np.array(file_digest(weights)), f"{name}.output_name": np.array(output),
                    f"{name}.input": given, f"{name}.output": np.asarray(answer, np.float32)}
         if name in SPLIT_AT:        # the parts the reader runs (vision.training.split_nets wrote them)
+            _check_parts(weights, given, output, answer)
             record |= {f"{part.stem}.sha256": np.array(file_digest(part)) for part in split_parts(weights)}
         print(f"{name}: input {given.shape}, {output} {answer.shape}")
     np.savez_compressed(args.out, **record)

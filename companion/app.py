@@ -102,14 +102,12 @@ class TrayWatcher:
         reading = read_tray(frame, self.model_for(game), tray=self.tray, expect=2)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1
-        if update.was_there or reading.lies_as(self._last_reading):
-            # Dice that lay in the tray as the companion started (after a power cut, the last throw: its roll is in
-            # the journal already), or that lie as they did when last read (the same throw, read again after
-            # something changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
-            self._last_reading = reading
-            return update.state, None
+        # Dice that lay in the tray as the companion started (after a power cut, the last throw: its roll is in the
+        # journal already), or that lie as they did when last read (the same throw, read again after something
+        # changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
+        no_throw = update.was_there or reading.lies_as(self._last_reading)
         self._last_reading = reading
-        return update.state, reading
+        return update.state, None if no_throw else reading
 
 
 class VirtualTrayCamera:

@@ -135,7 +135,7 @@ def _check_camera(camera: CameraConfig, source: str) -> None:
                           "side)")
     if tray and (tray[0] < 0 or tray[1] < 0 or tray[0] + tray[2] > w or tray[1] + tray[3] > h):
         raise ConfigError(f"{source}: [camera] tray {list(tray)} does not fit the camera's {w}x{h} frame "
-                          "(x, y, width and height in the frame's pixels: calibrate it again)")
+                          "(x, y, width and height in the frame's pixels: measure it again on a camera frame)")
 
 
 def _build_section(section: str, cls: type, table: dict[str, Any], source: str) -> Any:

@@ -37,11 +37,9 @@ def split(weights: Path, cut: str) -> tuple[Path, Path]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--weights-dir", type=Path, default=WEIGHTS_DIR)
-    args = parser.parse_args(argv)
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)
     for stem, cut in SPLIT_AT.items():
-        front, back = split(args.weights_dir / f"{stem}.onnx", cut)
+        front, back = split(WEIGHTS_DIR / f"{stem}.onnx", cut)
         print(f"{stem}: {front.name}, {back.name} (cut at {cut})")
     return 0
 

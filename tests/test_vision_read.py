@@ -17,7 +17,7 @@ from vision.locate import FAINT_PEAK, LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
 from vision.parts import SAME_DIE_CENTRED
 from vision.read import ReadError, read_tray
-from vision.read_dice import ReadDie, doubt
+from vision.read_dice import FOREIGN_DIE, ReadDie, doubt
 from vision.recognise import FaceGuess
 from vision.result import UNKNOWN_FACE, TrayReading, match_boxes
 from vision.training.photos import read_labels
@@ -168,6 +168,17 @@ def test_tray_region_limits_the_search() -> None:
     assert match_boxes([reading.dice[0].box], [right.box], 0.3) == {0: 0}
     with pytest.raises(TrayRegionError, match="does not fit"):
         read_tray(rendered.image, D6, tray=(600, 0, 100, 480))
+
+
+def test_dice_of_another_game_are_said_to_be_unlike_this_games_dice() -> None:
+    # Excape's X and 7 in a tray read for a d6 game: each unsure (the d6 has no such face), and said to be unlike the
+    # game's dice, not "cocked" as the d6 faces alone called them; the same tray read for Excape is a throw.
+    rendered = render_tray(1, EXCAPE, n_dice=2, faces=["X", "7"])
+    as_d6 = read_tray(rendered.image, D6, expect=2)
+    assert [(d.sure, d.reason) for d in as_d6.dice] == [(False, FOREIGN_DIE)] * 2
+    assert (as_d6.reason or "").endswith(": throw this game's dice, every die flat inside the tray")
+    as_excape = read_tray(rendered.image, EXCAPE, expect=2)
+    assert as_excape.status == "ok" and sorted(as_excape.faces) == ["7", "X"]
 
 
 def test_bad_input_is_a_clear_error() -> None:

@@ -31,7 +31,7 @@ from vision.flat import first_look_net, flat_net
 from vision.locate import FAINT_PEAK, check_tray, find_dice, locator, second_locator, strongest_unclaimed_peak, to_work
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
-from vision.read_dice import ReadDie, doubt, read_dice
+from vision.read_dice import FOREIGN_DIE, ReadDie, doubt, read_dice
 from vision.recognise import cross_check_net, face_net
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 from vision.second_looks import (
@@ -101,7 +101,11 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
             continue
         what = "cannot be read" if r.reason == "unclear" else f"is {r.reason}"
         parts.append(f"die {i + 1} of {n} ({_where(r.box, width, height)}) {what}")
-    return "; ".join(parts) + ": roll again with every die flat inside the tray" if parts else None
+    if not parts:
+        return None
+    if any(r.reason == FOREIGN_DIE for r in readings):
+        return "; ".join(parts) + ": throw this game's dice, every die flat inside the tray"
+    return "; ".join(parts) + ": roll again with every die flat inside the tray"
 
 
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel,

@@ -30,6 +30,7 @@ from vision.recognise import (
     crop_die,
     face_net_for,
     face_template_sets,
+    foreign_faces,
     guesses,
     look,
     square_up_many,
@@ -66,6 +67,9 @@ CROSS_ISOTROPY = 0.55
 # were 0.70 or more (marbling breaks a symbol's edges too); one is called cocked (0.72, p 0.11). The 18 cocked Xs
 # read sure and not called cocked had symbols of 0.59-0.98; 10 are called cocked. A bar of 0.85 would catch 14, and
 # call 3 flat Xs cocked.
+# The reason told of a die showing a face the game's dice have not (ReadDie.foreign): a die of another game, or one
+# whose look fools the classifier (a marbled 6's swirl for a 7's middle pip), so said as what it looks like.
+FOREIGN_DIE = "unlike this game's dice"
 CROSS_LEANING_NOT_FLAT = 0.1
 CROSS_LEANING_ISOTROPY = 0.75
 
@@ -81,6 +85,7 @@ class ReadDie:
     isotropy: float         # how evenly its edges run every way (vision.blur): a smear runs one way
     not_flat: float = 0.0   # the lying-flat check's probability that the die is cocked (vision.flat)
     symbol_isotropy: float = 1.0    # of a die read as an X only (vision.blur.symbol_isotropy; CROSS_ISOTROPY)
+    foreign: str | None = None      # a face of other dice its first look sees surely (vision.recognise.foreign_faces)
 
 
 def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
@@ -96,6 +101,10 @@ def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharp
     if blurred(die.isotropy, die.sharpness / max(median_sharpness, 1e-6), die.sharpness) or (
             die.guess.appearance == "symbol:cross" and die.symbol_isotropy < CROSS_ISOTROPY):
         return "blurred"
+    if not die.guess.sure and die.foreign is not None:
+        # A 7 or an X thrown for a d6 game: the model's faces alone called it "tilted", and the players were told to
+        # roll again a die they should not be throwing.
+        return FOREIGN_DIE
     if die.guess.tilted or die.not_flat >= NOT_FLAT or _leaning_cross(die):
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
@@ -164,8 +173,9 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
         final = with_middle_pips_judged(work, located_kept, first_kept, final, model)
         final = with_crosses_checked(crops_kept, final, model)
-    dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean)) for i, guess, sharp, iso, lean
-            in zip(kept, final, sharpness, isotropy, leaning, strict=True)]
+    foreign = [None] * len(kept) if model.taught else foreign_faces(first_kept.logits, model)
+    dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean), foreign=other) for
+            i, guess, sharp, iso, lean, other in zip(kept, final, sharpness, isotropy, leaning, foreign, strict=True)]
     return with_symbols_judged(work, [d for d in dice if counts_as_die(d)])
 
 

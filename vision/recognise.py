@@ -339,6 +339,28 @@ def _model_columns(model: DieModel) -> list[int]:
     return [CLASSES.index(f.appearance) for f in model.faces] + [CLASSES.index("tilted"), CLASSES.index("none")]
 
 
+# A face the model has not (a 7 or an X, read with the d6 model) seen at least this probable among every class, in
+# the first look, makes a die unsure "unlike this game's dice" (foreign_faces; no die reads otherwise, sure or not:
+# only the reason told changes). Excape trays read with the d6 model (fresh seeds 4,330,000+, 300 trays): each of
+# the 152 7s and Xs was unsure before, mostly "cocked"; 150 are now said unlike (the first look gave 4 of them
+# 0.74-0.88, the rest 0.9 or more). Marbled d6 trays (4,331,000+, 600): 7 dice looked foreign at 0.65-0.92; on the
+# battery's marbled d6, 2 of 1,341 dice left unsure are now said unlike (a 6, its swirl taken for a 7's middle pip),
+# 3 at 0.6. Near certain, so that a d6 is seldom told it is unlike a d6.
+FOREIGN_CERTAIN = 0.9
+
+
+def foreign_faces(logits: np.ndarray, model: DieModel) -> list[str | None]:
+    """(N, len(CLASSES)) logits -> for each crop, the face of other dice the classifier sees on it at FOREIGN_CERTAIN
+    or more among every class, when the model has no such face, else None. (The model's faces judged among
+    themselves leave such a die unsure, mostly as "tilted".)"""
+    probabilities = softmax(logits)
+    own = {f.appearance for f in model.faces}
+    faces = [k for k, c in enumerate(CLASSES) if c not in ("tilted", "none") and c not in own]
+    best = probabilities.argmax(axis=1)
+    return [CLASSES[b] if b in faces and probabilities[i, b] >= FOREIGN_CERTAIN else None
+            for i, b in enumerate(best)]
+
+
 def face_probabilities(logits: np.ndarray, model: DieModel) -> np.ndarray:
     """(N, len(CLASSES)) logits -> (N, faces + 2): the probabilities of a built-in model's faces (in model order),
     "tilted" and "none", judged among themselves (every other class left out)."""

@@ -197,6 +197,21 @@ def test_what_lay_in_the_tray_before_anything_moved_is_read_but_flagged() -> Non
                                                                          seed=9)) if u.read_now] == [False]
 
 
+def test_a_camera_starting_black_does_not_make_the_dice_lying_there_a_throw() -> None:
+    # A camera's first frames may be black until its exposure settles: the tray's first picture after them is no
+    # motion, so the throw lying there since before a power cut is still flagged, not counted again.
+    lying = with_noise(render_tray(19, D6, size=SIZE, noise=0.0).image.astype(float), 6, 2.0, seed=10)
+    black = np.zeros_like(lying[0])
+    tracker = MotionTracker(still_frames=3)
+    updates = run(tracker, [black, black, *lying])
+    assert [u.state for u in updates[:2]] == ["empty", "empty"] and not any(u.hand for u in updates)
+    assert reads(updates) == [2 + 3] and updates[2 + 3].was_there
+    # The lens covered, then uncovered on the same tray: no new throw either.
+    updates = run(tracker, [black] * 3 + with_noise(render_tray(19, D6, size=SIZE, noise=0.0).image.astype(float), 5,
+                                                    2.0, seed=11))
+    assert reads(updates) == []
+
+
 def test_empty_read_goes_back_to_empty_and_motion_to_rolling() -> None:
     frames = roll_frames(14, D6, size=SIZE, rolling=4, still=5)
     tracker = MotionTracker(still_frames=2)

@@ -67,11 +67,12 @@ CROSS_ISOTROPY = 0.55
 # were 0.70 or more (marbling breaks a symbol's edges too); one is called cocked (0.72, p 0.11). The 18 cocked Xs
 # read sure and not called cocked had symbols of 0.59-0.98; 10 are called cocked. A bar of 0.85 would catch 14, and
 # call 3 flat Xs cocked.
+CROSS_LEANING_NOT_FLAT = 0.1
+CROSS_LEANING_ISOTROPY = 0.75
+
 # The reason told of a die showing a face the game's dice have not (ReadDie.foreign): a die of another game, or one
 # whose look fools the classifier (a marbled 6's swirl for a 7's middle pip), so said as what it looks like.
 FOREIGN_DIE = "unlike this game's dice"
-CROSS_LEANING_NOT_FLAT = 0.1
-CROSS_LEANING_ISOTROPY = 0.75
 
 
 @dataclass(frozen=True)

@@ -140,18 +140,6 @@ def test_run_rejects_json_without_a_script(capsys: pytest.CaptureFixture[str]) -
     assert "--json only goes with --script" in capsys.readouterr().err
 
 
-def _replayed_faces(folder: Path, frames: int) -> list[list[str]]:
-    camera = build_camera("replay", str(folder), Config(), "mex", True)
-    watcher = TrayWatcher(Config())
-    faces = []
-    for _ in range(frames):
-        _, reading = watcher(camera.read(), "mex")
-        if reading is not None:
-            faces.append(sorted(reading.faces))
-    camera.close()
-    return faces
-
-
 def test_a_replayed_photo_folder_holds_each_photo_long_enough_to_settle(tmp_path: Path) -> None:
     import shutil
 

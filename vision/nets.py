@@ -14,7 +14,9 @@ an OpenCV traceback at the first throw, and never a reader that quietly computes
   reference evaluator gave for it (vision/training/known_answers.py records them), and refused if it answers
   otherwise.
 
-Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked.
+Nets outside the committed weights folder (one just trained, being evaluated) are loaded unchecked, and whole.
+Five committed nets run in two parts, each on the engine that runs it faster (SPLIT_AT); each part's file is checked
+like a whole one, and the two together must give the whole net's known answer.
 
 Every pass of every net goes through LoadedNet.run, so a benchmark can ask where a frame's time goes (tallied: the
 passes, inputs and CPU time of each net, by its weights file's name) without wrapping the nets itself.

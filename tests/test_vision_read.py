@@ -11,7 +11,7 @@ import pytest
 
 from vision import face_checks, parts, read_dice, recognise, second_looks
 from vision.centre_pip import FaceLayout
-from vision.dice_geometry import STACKED_SIZE_RATIO, rect_overlap
+from vision.dice_geometry import STACKED_SIZE_RATIO, in_square, rect_overlap
 from vision.flat import NOT_FLAT
 from vision.locate import FAINT_PEAK, LocatedDie, TrayRegionError
 from vision.models import D6, EXCAPE, DieModel
@@ -620,6 +620,27 @@ def test_a_box_the_classifier_cannot_read_over_two_dice_read_sure_is_no_die() ->
     assert without_cluster_boxes(dice) == [*pair, *lone, read_sure, *inside]
     turned = replace(cluster, candidate=replace(cluster.candidate, rect=((100, 100), (80, 20), 90.0)))
     assert without_cluster_boxes([*pair, turned]) == [*pair, turned]     # upright, it would hold them; turned not
+
+
+def test_a_box_over_two_dice_touching_corner_to_corner_is_no_die_unless_it_holds_more() -> None:
+    # Two black dice touching corner to corner, boxed once more together: one centre lies outside that box's die
+    # square, but their own boxes cover most of it, so it is a cluster box and they are not called stacked. A box
+    # they cover less holds more than them: a third die the locator did not find lay under one (fresh black trays).
+    from vision.parts import CLUSTER_COVERED, without_cluster_boxes
+
+    def box_over_pair(side: float) -> ReadDie:     # its die square (as the locator's rects are) smaller than its box
+        die = _die_at((245, 197), side, "4", sure=False)
+        return replace(die, candidate=replace(die.candidate, rect=((245, 197), (60, 60), 0.0)))
+
+    pair = [_die_at((228, 166), 72, "5"), _die_at((252, 213), 70, "4")]     # as on black d6 tray 4,380,026
+    cluster = box_over_pair(76)
+    assert sum(in_square(d.candidate.rect[0], cluster.candidate.rect) for d in pair) == 1
+    assert without_cluster_boxes([*pair, cluster]) == pair
+    loose = box_over_pair(140)                                      # the pair's boxes cover under half of it
+    assert without_cluster_boxes([*pair, loose]) == [*pair, loose]
+    assert 0.4 < CLUSTER_COVERED < 0.57
+    for seed, status in ((4_380_026, "ok"), (4_381_130, "ok"), (4_380_239, "reroll")):
+        assert read_tray(render_tray(seed, D6, die_colour="black").image, D6).status == status, seed
 
 
 def test_a_smaller_box_mostly_inside_a_die_read_sure_is_part_of_it() -> None:

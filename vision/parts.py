@@ -100,10 +100,11 @@ CLUSTER_COVERED = 0.5
 
 
 def without_cluster_boxes(dice: list[ReadDie]) -> list[ReadDie]:
-    """The dice, less any not read as a sure face whose square holds the centres of two dice read sure: the locator
-    put one box over a cluster of dice, the classifier took it for a die it cannot read, and the dice in it, read
-    sure, would otherwise be called stacked for overlapping it (on the train split's photos outside the held-out
-    ones, 2 more of 1,172 dice read right; the held-out photos, tuning and hazard trays read as before).
+    """The dice, less any not read as a sure face whose square holds the centres of two dice read sure (or whose box
+    holds them and is half covered by theirs, CLUSTER_COVERED): the locator put one box over a cluster of dice, the
+    classifier took it for a die it cannot read, and the dice in it, read sure, would otherwise be called stacked for
+    overlapping it (on the train split's photos outside the held-out ones, 2 more of 1,172 dice read right; the
+    held-out photos, tuning and hazard trays read as before).
 
     A box at the frame's edge the classifier is sure holds no die is such a box too (kept until now as a die the
     frame may cut, vision.read_dice.counts_as_die): a sure "none" is not a sure face. Two 4s side by side at the top of

@@ -202,10 +202,12 @@ def test_a_camera_starting_black_does_not_make_the_dice_lying_there_a_throw() ->
     # motion, so the throw lying there since before a power cut is still flagged, not counted again.
     lying = with_noise(render_tray(19, D6, size=SIZE, noise=0.0).image.astype(float), 6, 2.0, seed=10)
     black = np.zeros_like(lying[0])
+    for blank in (black, np.full_like(lying[0], 255)):                  # or white, starting overexposed
+        updates = run(MotionTracker(still_frames=3), [blank, blank, *lying])
+        assert [u.state for u in updates[:2]] == ["empty", "empty"] and not any(u.hand for u in updates)
+        assert reads(updates) == [2 + 3] and updates[2 + 3].was_there
     tracker = MotionTracker(still_frames=3)
-    updates = run(tracker, [black, black, *lying])
-    assert [u.state for u in updates[:2]] == ["empty", "empty"] and not any(u.hand for u in updates)
-    assert reads(updates) == [2 + 3] and updates[2 + 3].was_there
+    run(tracker, lying)
     # The lens covered, then uncovered on the same tray: no new throw either.
     updates = run(tracker, [black] * 3 + with_noise(render_tray(19, D6, size=SIZE, noise=0.0).image.astype(float), 5,
                                                     2.0, seed=11))

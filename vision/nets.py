@@ -148,26 +148,22 @@ def load_net(weights: Path, what: str, engine: int | None = None) -> LoadedNet:
     a committed net of SPLIT_AT its two parts on the engines that run them fastest); ModelError, naming `what` net it
     is, if a file is missing or unreadable, or (for a committed net) is not the committed file or is computed wrongly
     by this OpenCV."""
-    if not weights.is_file():
-        raise ModelError(f"{what} weights missing: {weights} (reinstall dice-companion)")
     committed = weights.resolve().parent == WEIGHTS_DIR
     classic = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
-    if committed and engine is None and weights.stem in SPLIT_AT and classic is not None and runs_split():
-        front, back = split_parts(weights)
-        files = [front, back]
-        stages = [_read_net(front, what, classic), _read_net(back, what, cv2.dnn.ENGINE_NEW)]
-    else:
-        files = [weights]
-        stages = [_read_net(weights, what, cv2.dnn.ENGINE_AUTO if engine is None else engine)]
-    loaded = LoadedNet(stages, weights.stem, files)
+    split = committed and engine is None and weights.stem in SPLIT_AT and classic is not None and runs_split()
+    files = list(split_parts(weights)) if split else [weights]
+    # The whole file first: a split net's known answer is checked against it.
+    for path in dict.fromkeys([weights, *files]):
+        if not path.is_file():
+            raise ModelError(f"{what} weights missing: {path} (reinstall dice-companion)")
+    engines = [classic, cv2.dnn.ENGINE_NEW] if split else [cv2.dnn.ENGINE_AUTO if engine is None else engine]
+    loaded = LoadedNet([_read_net(path, what, e) for path, e in zip(files, engines, strict=True)], weights.stem, files)
     if committed:
         check_known_answer(loaded, weights, what)
     return loaded
 
 
 def _read_net(path: Path, what: str, engine: int) -> cv2.dnn.Net:
-    if not path.is_file():
-        raise ModelError(f"{what} weights missing: {path} (reinstall dice-companion)")
     try:
         # From the file's path: OpenCV 5.0 ignores the engine asked for when given the file's bytes.
         return cv2.dnn.readNetFromONNX(str(path), engine)

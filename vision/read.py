@@ -103,9 +103,9 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
         parts.append(f"die {i + 1} of {n} ({_where(r.box, width, height)}) {what}")
     if not parts:
         return None
-    if any(r.reason == FOREIGN_DIE for r in readings):
-        return "; ".join(parts) + ": throw this game's dice, every die flat inside the tray"
-    return "; ".join(parts) + ": roll again with every die flat inside the tray"
+    advice = ("throw this game's dice, every die flat inside the tray" if any(r.reason == FOREIGN_DIE for r in readings)
+              else "roll again with every die flat inside the tray")
+    return "; ".join(parts) + ": " + advice
 
 
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel,

@@ -48,9 +48,10 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     left = int(np.clip(round(cx * scale) - w // 2, 0, small.shape[1] - w)) // STRIDE * STRIDE
     frame = crops_to_blob(small[None, top:top + h, left:left + w])
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
+    flat = flat_inputs(work, dice)
     return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
             "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"),
-            "flat": (flat_inputs(work, dice), "logits"), "flat_first": (flat_inputs(work, dice), "logits")}
+            "flat": (flat, "logits"), "flat_first": (flat, "logits")}
 
 
 def _check_parts(weights: Path, given: np.ndarray, output: str, answer: np.ndarray) -> None:

@@ -56,6 +56,8 @@ def test_image_is_bgr_uint8_of_the_requested_size() -> None:
     assert rendered.image.shape == (300, 400, 3)
     x, y, w, h = rendered.floor
     assert x >= 0 and y >= 0 and x + w <= 400 and y + h <= 300
+    rx, ry, rw, rh = rendered.rim                # the floor and its walls, up to the tray's rim
+    assert 0 <= rx <= x and 0 <= ry <= y and x + w <= rx + rw <= 400 and y + h <= ry + rh <= 300
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

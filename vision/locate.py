@@ -171,6 +171,9 @@ class LocatedDie:
     touches_edge: bool                                               # its box reaches the frame's or tray's edge
     probability: float                                               # how surely the locator sees a die there
     faint: bool = False                                              # a faint peak (FAINT_PEAK): a die only if read
+    # Its box reaches the calibrated tray region's edge, not the frame's: the die is on the tray's rim, whole in view
+    # (a die the frame's edge cuts may show too little to be read as a die; one on the rim shows all of it).
+    on_rim: bool = False
 
     @property
     def side(self) -> float:
@@ -282,8 +285,10 @@ def located_dice(work: np.ndarray, spots: list[Spot], tray: tuple[int, int, int,
         x0, y0 = max(0.0, cx - half), max(0.0, cy - half)
         x1, y1 = min(float(w), cx + half), min(float(h), cy + half)
         core = EDGE_CORE * half
+        middle = (cx - core, cy - core, 2 * core, 2 * core)
+        at_frame_edge = _touches_edge(middle, w, h, None)
+        on_rim = tray is not None and not at_frame_edge and _touches_edge(middle, w, h, tray)
         dice.append(LocatedDie(box=(round(x0), round(y0), round(x1 - x0), round(y1 - y0)),
-                               rect=((cx, cy), (side, side), float(angle)),
-                               touches_edge=_touches_edge((cx - core, cy - core, 2 * core, 2 * core), w, h, tray),
-                               probability=spot.probability, faint=spot.probability < threshold))
+                               rect=((cx, cy), (side, side), float(angle)), touches_edge=at_frame_edge or on_rim,
+                               probability=spot.probability, faint=spot.probability < threshold, on_rim=on_rim))
     return dice

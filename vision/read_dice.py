@@ -73,6 +73,8 @@ CROSS_LEANING_ISOTROPY = 0.75
 # The reason told of a die showing a face the game's dice have not (ReadDie.foreign): a die of another game, or one
 # whose look fools the classifier (a marbled 6's swirl for a 7's middle pip), so said as what it looks like.
 FOREIGN_DIE = "unlike this game's dice"
+# The reason told of a die reaching the calibrated tray region's edge (vision.tray_region): on the rim, or beyond it.
+ON_RIM = "on the tray's rim"
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,7 @@ def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharp
     edge, stacked (much bigger than the frame's median die, or overlapping another), blurred, cocked, or unclear."""
     c = die.candidate
     if c.touches_edge:
-        return "cut by the frame edge"
+        return ON_RIM if c.on_rim else "cut by the frame edge"
     if c.side > STACKED_SIZE_RATIO * median_side or overlaps_another:
         return "stacked"
     # Blur is measured on the die's own pixels, before the classifier's "tilted" is believed: a smeared die
@@ -128,7 +130,7 @@ def counts_as_die(die: ReadDie) -> bool:
         return die.guess.appearance is not None and die.guess.sure and not die.candidate.touches_edge
     if die.guess.appearance is not None:
         return True
-    return die.candidate.touches_edge and die.guess.confidence < CUT_NOT_A_DIE
+    return die.candidate.touches_edge and not die.candidate.on_rim and die.guess.confidence < CUT_NOT_A_DIE
 
 
 def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,

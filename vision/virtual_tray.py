@@ -162,7 +162,8 @@ class RenderedTray:
     dice: tuple[TrayDie, ...]
     hazards: frozenset[str]           # tray-level hazards present ("hand")
     tray: str                         # surface: "card", "felt", "wood"
-    floor: tuple[int, int, int, int]  # x, y, w, h of the tray floor in the image (what a calibration would give)
+    floor: tuple[int, int, int, int]  # x, y, w, h of the tray floor in the image, where the dice lie
+    rim: tuple[int, int, int, int]    # x, y, w, h of the tray inside its rim, walls included (what a calibration gives)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -173,6 +174,7 @@ class _Scene:
     size: tuple[int, int]
     surface: str
     floor: tuple[int, int, int, int]
+    rim: tuple[int, int, int, int]
     background: np.ndarray        # float32, already seen through the camera
     gain: np.ndarray              # light field
     camera: Camera
@@ -184,6 +186,15 @@ class _Scene:
     jpeg_quality: int | None
     die_size: tuple[float, float]
     walls: bool                   # the tray's walls are in view (else its floor fills the frame)
+
+
+def _seen_box(camera: Camera, rect: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The box (x, y, w, h) in the frame that covers a rectangle of the tray's plane seen by the camera."""
+    x, y, w, h = rect
+    corners = camera.project(np.array([[x, y, 0], [x + w, y, 0], [x + w, y + h, 0], [x, y + h, 0]], np.float64))
+    lo = np.floor(corners.min(axis=0)).clip(0, None)
+    hi = np.minimum(np.ceil(corners.max(axis=0)), size)
+    return int(lo[0]), int(lo[1]), int(hi[0] - lo[0]), int(hi[1] - lo[1])
 
 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
@@ -229,11 +240,9 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
     background = cv2.warpPerspective(flat_tray, homography, (width, height), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REFLECT)
     fx, fy, fw, fh = tray_look.floor
-    floor_pts = camera.project(np.array([[fx, fy, 0], [fx + fw, fy, 0], [fx + fw, fy + fh, 0], [fx, fy + fh, 0]],
-                                        np.float64))
-    lo = np.floor(floor_pts.min(axis=0)).clip(0, None)
-    hi = np.minimum(np.ceil(floor_pts.max(axis=0)), [width, height])
-    floor_box = (int(lo[0]), int(lo[1]), int(hi[0] - lo[0]), int(hi[1] - lo[1]))
+    ww = tray_look.wall_width
+    floor_box = _seen_box(camera, (fx, fy, fw, fh), size)
+    rim_box = _seen_box(camera, (fx - ww, fy - ww, fw + 2 * ww, fh + 2 * ww), size)
 
     unevenness = look.light if look.light is not None else light_rng.uniform(0.2, 1.0)
     gain = light_field(rng, size, unevenness)
@@ -250,7 +259,8 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
     else:
         jpeg_quality = look.jpeg_quality  # type: ignore[assignment]
     return _Scene(
-        size=size, surface=surface, floor=floor_box, background=background, gain=gain, camera=camera, light=light,
+        size=size, surface=surface, floor=floor_box, rim=rim_box, background=background, gain=gain, camera=camera,
+        light=light,
         shadows=look.shadows if look.shadows is not None else True,
         shadow_strength=light_rng.uniform(0.12, 0.35),
         defocus=look.defocus if look.defocus is not None else light_rng.uniform(0.0, 0.7) * scale,
@@ -762,7 +772,7 @@ def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, f
                              hazards=frozenset(die.hazards or ()), kind=die.kind.name, colour=die.look.colour,
                              size=die.size, centre=centre))
     return RenderedTray(image=image, dice=tuple(truth), hazards=hazards & TRAY_HAZARDS, tray=scene.surface,
-                        floor=scene.floor)
+                        floor=scene.floor, rim=scene.rim)
 
 
 def empty_tray(seed: int, size: tuple[int, int] = (640, 480), **look: Any) -> np.ndarray:

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("companion.replay", "apply a table log and print the resulting game state"),
     "read": ("vision.cli", "read the dice in tray photos"),
     "teach": ("vision.teach", "learn a custom die from camera shots of each face"),
+    "calibrate": ("companion.calibrate", "find the tray in the camera's view and write its region into the config"),
     "bench": ("companion.bench", "print speed, memory and accuracy figures"),
 }
 

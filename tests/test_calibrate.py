@@ -1,0 +1,130 @@
+"""`dice-companion calibrate`: the tray found through the camera or in a photo, written into the config file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.calibrate import CalibrationError, main, with_setting
+from companion.cli import main as cli_main
+from companion.config import ConfigError, load_config, parse_config
+from vision.virtual_tray import empty_tray
+
+CONFIG = """# the table by the window
+[game]
+kind = "mex"
+
+[camera]   # the Pi camera
+source = "virtual"
+width = 640
+height = 480
+tray = [
+  1, 2,
+  3, 4,
+]
+webcam_index = 0
+
+[vision]
+still_frames = 3
+"""
+
+
+def test_the_virtual_camera_is_calibrated_and_the_region_written_in_place(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    preview = tmp_path / "tray.png"
+    assert main(["--config", str(config), "--write", "--preview", str(preview)]) == 0
+    out = capsys.readouterr().out
+    tray = load_config(config).camera.tray
+    assert len(tray) == 4 and f"tray = [{', '.join(map(str, tray))}]" in out
+    # The rest of the file as it was, comments included; the array over four lines replaced by one line.
+    assert config.read_text() == CONFIG.replace("tray = [\n  1, 2,\n  3, 4,\n]", f"tray = {list(tray)}")
+    shown = cv2.imread(str(preview))
+    assert shown.shape == (480, 640, 3)
+    x, y, w, h = tray
+    frame = empty_tray(0, size=(640, 480))
+    inside, outside = (slice(y + 5, y + h - 5), slice(x + 5, x + w - 5)), (slice(0, 480), slice(0, max(1, x - 2)))
+    assert np.array_equal(shown[inside], frame[inside])                      # the tray as the camera sees it
+    assert shown[outside].mean() < 0.5 * frame[outside].mean() + 1           # the rest dimmed
+
+
+def test_a_photo_of_a_real_tray(test_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[camera]\nwidth = 640\nheight = 640\n")
+    photo = test_data / "photos" / "IMG_20191208_112843.jpg"
+    assert main(["--config", str(config), "--image", str(photo), "--write"]) == 0
+    x, y, w, h = load_config(config).camera.tray
+    assert 38 <= x <= 60 and 88 <= y <= 110 and 580 <= x + w <= 600 and 515 <= y + h <= 530
+
+
+def test_a_photo_of_another_size_than_the_cameras_is_not_written(test_data: Path, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    photo = test_data / "photos" / "IMG_20191208_112843.jpg"
+    with pytest.raises(CalibrationError, match=r"640x640 but .* gives the camera a 640x480 frame"):
+        main(["--config", str(config), "--image", str(photo), "--write"])
+    assert config.read_text() == CONFIG
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda path: path.write_text("not an image"), "not an image OpenCV can decode"),
+    (lambda path: cv2.imwrite(str(path), np.zeros((480, 640, 3), np.uint8)), "all black or all white"),
+])
+def test_a_photo_with_no_tray_is_an_error_naming_the_file(tmp_path: Path, make: object, message: str,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    photo = tmp_path / "photo.png"
+    make(photo)  # type: ignore[operator]
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    assert cli_main(["calibrate", "--config", str(config), "--image", str(photo), "--write"]) == 2
+    assert f"dice-companion calibrate: {photo}: " in capsys.readouterr().err
+    assert config.read_text() == CONFIG
+
+
+def test_a_tray_filling_the_view_writes_no_region(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    photo = tmp_path / "full.png"
+    cv2.imwrite(str(photo), empty_tray(5, size=(640, 480), full_floor=True))
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    assert main(["--config", str(config), "--image", str(photo), "--write"]) == 0
+    assert "fills the whole frame" in capsys.readouterr().out
+    assert load_config(config).camera.tray == ()
+
+
+def test_a_missing_config_file_is_created(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    photo = tmp_path / "tray.png"
+    cv2.imwrite(str(photo), empty_tray(0, size=(1280, 960)))     # the config's default camera size
+    assert main(["--config", str(config), "--image", str(photo), "--write"]) == 0
+    assert config.read_text().startswith("[camera]\ntray = [")
+    assert len(load_config(config).camera.tray) == 4
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", "[camera]\ntray = [1, 2, 3, 4]\n"),
+    ("[game]\nkind = \"mex\"", "[game]\nkind = \"mex\"\n\n[camera]\ntray = [1, 2, 3, 4]\n"),
+    ("[camera]\nwidth = 640\n", "[camera]\ntray = [1, 2, 3, 4]\nwidth = 640\n"),
+    ("[camera]\ntray = []  # the whole frame\nwidth = 640\n", "[camera]\ntray = [1, 2, 3, 4]\nwidth = 640\n"),
+    ("[camera]\nwidth = 640\n[vision]\nstill_frames = 3\n", "[camera]\ntray = [1, 2, 3, 4]\nwidth = 640\n"
+                                                             "[vision]\nstill_frames = 3\n"),
+])
+def test_with_setting_replaces_or_adds_the_line(text: str, expected: str) -> None:
+    assert with_setting(text, "camera", "tray", "[1, 2, 3, 4]") == expected
+
+
+def test_a_config_this_command_cannot_edit_is_left_alone(tmp_path: Path) -> None:
+    photo = tmp_path / "tray.png"
+    cv2.imwrite(str(photo), empty_tray(0, size=(640, 480)))
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        with_setting("[camera\nwidth = 640\n", "camera", "tray", "[1, 2, 3, 4]")
+    config = tmp_path / "config.toml"
+    dotted = "camera.tray = [1, 2, 3, 4]\ncamera.width = 640\ncamera.height = 480\n"
+    config.write_text(dotted)
+    parse_config(dotted)
+    with pytest.raises(CalibrationError, match="by hand"):
+        main(["--config", str(config), "--image", str(photo), "--write"])
+    assert config.read_text() == dotted

@@ -136,8 +136,14 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     from companion import bench
 
     assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
-                       "--weak-look-dice", "4", "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2"]) == 0
+                       "--weak-look-dice", "4", "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2",
+                       "--calibration-trays", "4"]) == 0
     out = capsys.readouterr().out
+    calibration = re.search(r"tray calibration .* on 4 virtual 640x480 trays, (\d) with walls in view: region "
+                            r"within IoU 0.95 of the rim ([0-9.]+)%, short of the floor and walls (\d), [0-9.]+ ms a "
+                            r"frame", out)
+    assert calibration and int(calibration.group(1)) <= 4 and int(calibration.group(3)) <= 4
+    assert float(calibration.group(2)) in (0.0, 25.0, 50.0, 75.0, 100.0)
     throw_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
                   if line.startswith(("| d6, any look ", "| black d6 on dark felt "))]
     assert len(throw_rows) == 2
@@ -177,7 +183,8 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     with pytest.raises(SystemExit):
         bench.main(["vision", "--speed-frames", "0"])
     assert "--speed-frames must be at least 1, got 0" in capsys.readouterr().err
-    for option in ("--virtual-dice", "--taught-dice", "--weak-look-dice", "--hazard-trays", "--throws"):
+    for option in ("--virtual-dice", "--taught-dice", "--weak-look-dice", "--hazard-trays", "--throws",
+                   "--calibration-trays"):
         for bad in ("-1", "many"):
             with pytest.raises(SystemExit):
                 bench.main(["vision", option, bad])

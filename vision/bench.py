@@ -21,6 +21,9 @@ fixed workload timed in the same run (time_reference), which days on a machine o
 also the median over frames of each frame's fastest read, the read other processes disturbed least (as timeit
 advises for comparing code: the steadiest figure from run to run on a shared machine, not the one a busy Pi gives).
 And where a 640x480 frame's time goes: each net's CPU ms and inputs a frame (vision.nets.tallied), and the rest.
+Calibration: the tray region vision.tray_region finds in virtual trays with and without walls in view, against the
+box of each tray's rim as drawn (RenderedTray.rim): how often it is within IoU CALIBRATION_IOU, how often short of the
+floor and its walls (the harmful way: dice against a wall would be called on the rim), and its ms a frame.
 Memory: the peak resident size (VmHWM) of a fresh `dice-companion read` process reading 1280x960 frames (the
 reader alone, as the companion runs it), and of this bench process (reader, renderer and data).
 """
@@ -183,6 +186,8 @@ HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read 
 # die missing from such a throw). Name, model, look.
 THROW_SETS = (("d6, any look", D6, {}), ("black d6 on dark felt", D6, {"die_colour": "black", "tray": "felt"}))
 THROW_SEED_START = BENCH_SEED_START + 700_000
+CALIBRATION_SEED_START = BENCH_SEED_START + 900_000
+CALIBRATION_IOU = 0.95
 THROW_DICE = 2
 
 
@@ -294,6 +299,40 @@ class FrameTimes:
     cpu_ms: float               # median of every read, this process's CPU time
     per_frame: list[float]      # each frame's median CPU ms
     fastest_ms: float           # median over frames of each frame's fastest read (CPU)
+
+
+@dataclass
+class CalibrationTally:
+    trays: int = 0
+    walled: int = 0          # trays whose rim is in view (else the floor fills the frame)
+    close: int = 0           # region within CALIBRATION_IOU of the rim's box
+    short: int = 0           # region short of the floor grown 8 px a side (as far as the rim): dice by a wall cut
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        return (f"tray calibration (vision.tray_region) on {self.trays} virtual 640x480 trays, {self.walled} with "
+                f"walls in view: region within IoU {CALIBRATION_IOU} of the rim {self.close / self.trays:.1%}, short "
+                f"of the floor and walls {self.short}, {1000 * self.seconds / self.trays:.1f} ms a frame")
+
+
+def run_calibration(trays: int) -> CalibrationTally:
+    from vision.result import box_iou
+    from vision.tray_region import find_tray_region
+    from vision.virtual_tray import render_tray
+
+    tally = CalibrationTally()
+    for k in range(trays):
+        rendered = render_tray(CALIBRATION_SEED_START + k, D6 if k % 2 else EXCAPE)
+        start = time.process_time()
+        region = find_tray_region(rendered.image)
+        tally.seconds += time.process_time() - start
+        (fx, fy, fw, fh), (rx, ry, rw, rh), (x, y, w, h) = rendered.floor, rendered.rim, region
+        needed = (max(rx, fx - 8), max(ry, fy - 8), min(rx + rw, fx + fw + 8), min(ry + rh, fy + fh + 8))
+        tally.trays += 1
+        tally.walled += rendered.rim != (0, 0, *rendered.image.shape[1::-1])
+        tally.close += box_iou(region, rendered.rim) >= CALIBRATION_IOU
+        tally.short += x > needed[0] + 2 or y > needed[1] + 2 or x + w < needed[2] - 2 or y + h < needed[3] - 2
+    return tally
 
 
 def time_frames(images: list[np.ndarray], model: DieModel, repeats: int = SPEED_READS,
@@ -429,6 +468,8 @@ def main(argv: list[str]) -> int:
                         help="Excape dice of the look read worst, marbled with gold pips (0: skip that row)")
     parser.add_argument("--throws", type=_how_many, default=500,
                         help="throws of two dice per throw set, read as the table reads them (0: skip that table)")
+    parser.add_argument("--calibration-trays", type=_how_many, default=400,
+                        help="virtual trays the tray calibration is measured on (0: skip that line)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
                         help=f"frames timed per number of dice ({', '.join(map(str, SPEED_DICE))}; "
                              f"default {SPEED_FRAMES_EACH})")
@@ -459,6 +500,7 @@ def main(argv: list[str]) -> int:
 
     hazard_tallies = [run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES] if args.hazard_trays else []
     throw_tallies = [run_throws(k, args.throws) for k in range(len(THROW_SETS))] if args.throws > 0 else []
+    calibration = run_calibration(args.calibration_trays) if args.calibration_trays else None
 
     from vision.virtual_tray import render_tray
 
@@ -494,6 +536,8 @@ def main(argv: list[str]) -> int:
         for throw_tally in throw_tallies:
             print(throw_tally.row())
     print()
+    if calibration is not None:
+        print(calibration.line())
     for (w, h), times, tracker_ms in speed_rows:
         by_dice = np.median(np.reshape(times.per_frame, (len(SPEED_DICE), args.speed_frames)), axis=1)
         print(f"ms per frame at {w}x{h} (one core, {len(times.per_frame)} frames of 2-20 dice, each read "

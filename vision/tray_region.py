@@ -14,12 +14,14 @@ Found in one frame of the tray, best empty (dice are tolerated):
    beyond a wall, a patch further out, is not), as far as WALL_REACH of the frame from the floor.
 A floor reaching the frame's edge on every side gives the whole frame: the tray fills the view.
 
-Measured on virtual trays with walls drawn (`RenderedTray.rim`), seeds 4,401,000+ (600 at 640x480) and 4,402,000+
-(200 at 1280x960), none of which the bars were chosen on (4,400,000+, 200): IoU with the rim's box 0.95 or more on
-99.5% of each, and no region short of the floor and its walls (grown 8 px a side at 640x480, as far as the rim). The
-few misses are too big: a rim hardly brighter than the table beyond it, the table included as wall. EDGE from 0.08
-to 0.15 gave the same figures give or take 0.5%. Real photos (the train split's walled tray): the region ends at the
-tray's black rim, the dice resting against its walls inside. ~2.5 ms a 640x480 frame.
+Measured on virtual trays (`RenderedTray.rim`: the box of the rim as drawn), none of which the bars were chosen on
+(4,400,000+, 200 trays): at 640x480, IoU with the rim's box 0.95 or more on 99.7% of 4,401,000+ (600 trays) and 98.3%
+of 4,406,000+ (1,000), and on 99.5% of 4,402,000+ at 1280x960 (200); no region short of the floor and its walls
+(grown 8 px a side at 640x480, as far as the rim). Every miss of the 1,000 was too big, on a card tray whose rim is
+hardly brighter than the table beyond it: the table taken for wall (a die rolled just off such a tray is read as in
+it). EDGE from 0.08 to 0.15 gave the same figures give or take 0.5%. `dice-companion bench vision` prints the figure
+on its own seeds. Real photos (the walled tray of the test split's photos in tests/data): the region ends at the
+tray's black rim, the dice resting against its walls inside. ~2.3 ms a 640x480 frame.
 """
 
 from __future__ import annotations

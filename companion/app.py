@@ -72,8 +72,8 @@ class TrayWatcher:
         from vision.recognise import check_model
 
         self.config = config or Config()
-        self.tray = tuple(self.config.camera.tray) or None
-        self.tracker = MotionTracker(still_frames=self.config.vision.still_frames, tray=self.tray)
+        self.tracker = MotionTracker(still_frames=self.config.vision.still_frames)
+        self._frame_size: tuple[int, int] | None = None     # the frames' size: the tracker's tray is scaled to it
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
         if self._custom is not None:
@@ -96,10 +96,15 @@ class TrayWatcher:
     def __call__(self, frame: Any, game: str) -> tuple[str, Any]:
         from vision.read import read_tray
 
+        shape = getattr(frame, "shape", ())      # not a frame: the tracker says so
+        if len(shape) >= 2 and (shape[1], shape[0]) != self._frame_size:
+            # (the tracker takes frames of a new size as a first frame: nothing to compare with)
+            self.tracker.tray = tray_in_frame(self.config, (shape[1], shape[0]))
+            self._frame_size = (shape[1], shape[0])
         update = self.tracker.update(frame)
         if not update.read_now:
             return update.state, None
-        reading = read_tray(frame, self.model_for(game), tray=self.tray, expect=2)
+        reading = read_tray(frame, self.model_for(game), tray=self.tracker.tray, expect=2)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1
         # Dice that lay in the tray as the companion started (after a power cut, the last throw: its roll is in the
@@ -108,6 +113,28 @@ class TrayWatcher:
         no_throw = update.was_there or reading.lies_as(self._last_reading)
         self._last_reading = reading
         return update.state, None if no_throw else reading
+
+
+# A frame whose sides' ratio differs from the calibrated frame's by more than this does not show the same view.
+SAME_VIEW_ASPECT = 0.01
+
+
+def tray_in_frame(config: Config, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The config's tray region (in pixels of the [camera] width x height frame it was calibrated in) in a frame of
+    `size`: scaled when the camera gives another size of the same view (a webcam picks its nearest mode; the twin's
+    virtual tray renders small). ConfigError when the frame's sides have another ratio: not the view calibrated."""
+    tray = tuple(config.camera.tray)
+    calibrated = (config.camera.width, config.camera.height)
+    if not tray or size == calibrated:
+        return tray or None  # type: ignore[return-value]
+    if abs(size[0] / size[1] - calibrated[0] / calibrated[1]) > SAME_VIEW_ASPECT * calibrated[0] / calibrated[1]:
+        raise ConfigError(f"the camera gives {size[0]}x{size[1]} frames, not the {calibrated[0]}x{calibrated[1]} view "
+                          f"[camera] tray was found in: set [camera] width and height to {size[0]} and {size[1]}, "
+                          f"then calibrate again (dice-companion calibrate --write)")
+    sx, sy = size[0] / calibrated[0], size[1] / calibrated[1]
+    x, y, w, h = tray
+    x0, y0 = min(round(x * sx), size[0] - 1), min(round(y * sy), size[1] - 1)
+    return x0, y0, max(1, min(round((x + w) * sx), size[0]) - x0), max(1, min(round((y + h) * sy), size[1]) - y0)
 
 
 class VirtualTrayCamera:

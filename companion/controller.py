@@ -133,6 +133,7 @@ class Controller:
         self.correct_die = 0
         self.correct_replaces = False      # True: the correction replaces the last roll (undo + roll)
         self.motion = "empty"
+        self._camera_fault: str | None = None   # the watcher's fault while it lasts (said once)
         self.journal_lines: list[str] = []  # every line journaled since start (tests and scripts check them)
         self.last_screen: screens.Rendered | None = None
         self.display_failures = 0
@@ -186,11 +187,15 @@ class Controller:
         try:
             motion, reading = self.watcher(frame, self.game.setup.game)
         except DiceCompanionError as err:
-            # A camera or reader fault (a bad frame, a missing model) must not stop the referee: say it, go on.
-            log.error("cannot read the tray: %s", err)
-            self._say(f"camera: {err}", "Camera")
-            self._refresh()
+            # A camera or reader fault (a bad frame, a missing model) must not stop the referee: say it, go on. Said
+            # and logged once while it lasts: a fault of every frame would log thirty lines a second.
+            if str(err) != self._camera_fault:
+                self._camera_fault = str(err)
+                log.error("cannot read the tray: %s", err)
+                self._say(f"camera: {err}", "Camera")
+                self._refresh()
             return
+        self._camera_fault = None
         if motion != self.motion:
             self.motion = motion
             if motion == "rolling" and self.mode == "play" and self.game.expects().kind == "roll":

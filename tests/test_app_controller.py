@@ -338,6 +338,27 @@ def test_a_camera_fault_is_shown_and_the_game_goes_on(tmp_path: Path) -> None:
     assert journal_lines(controller)[-1] == "roll 6 3"
 
 
+def test_a_camera_fault_of_every_frame_is_said_and_logged_once_while_it_lasts(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from vision.models import ModelError
+
+    faults = iter(["the tray is dark", "the tray is dark", "the tray is dark", None, "the tray is dark"])
+
+    def watcher(frame: Any, game: str) -> tuple[str, Any]:
+        if (fault := next(faults)) is not None:
+            raise ModelError(fault)
+        return "empty", None
+
+    controller, _ = make(tmp_path)
+    controller.watcher = watcher
+    with caplog.at_level("ERROR"):
+        for _ in range(5):
+            controller.on_frame(object())
+    # Thirty frames a second each logging the same fault flooded the system journal: once, then once again after a
+    # frame that worked.
+    assert [r.getMessage() for r in caplog.records] == ["cannot read the tray: the tray is dark"] * 2
+
+
 def test_a_face_no_die_has_is_refused_not_raised(tmp_path: Path) -> None:
     controller, _ = make(tmp_path)
     roll(controller, "star", "3")

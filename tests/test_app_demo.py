@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -117,6 +118,30 @@ def test_the_throw_lying_in_the_tray_after_a_power_cut_is_not_counted_again() ->
                                                                 still=5, clean=True)
                 if (reading := watcher(frame, "mex")[1]) is not None]
     assert watcher.reads == 2 and [sorted(r.faces) for r in readings] == [["2", "2"]]
+
+
+def test_the_calibrated_tray_is_scaled_to_the_frames_the_camera_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Calibrated in the config's 1280x960 frame; the camera gives 320x240 (a webcam's nearest mode, the twin's virtual
+    # tray): the reader and the tracker are given the region in those frames' pixels, not one that fits nowhere.
+    from dataclasses import replace
+
+    import vision.read
+    from vision.models import D6
+    from vision.virtual_tray import roll_frames
+
+    config = Config()
+    config = replace(config, camera=replace(config.camera, tray=(40, 80, 1200, 800)))
+    watcher = TrayWatcher(config)
+    given = []
+    real_read = vision.read.read_tray
+    monkeypatch.setattr(vision.read, "read_tray", lambda *a, **k: given.append(k["tray"]) or real_read(*a, **k))
+    readings = [r for f in roll_frames(11, D6, faces=["6", "2"], size=(320, 240), rolling=3, still=5, clean=True)
+                if (r := watcher(f, "mex")[1]) is not None]
+    assert given == [(10, 20, 300, 200)] and watcher.tracker.tray == (10, 20, 300, 200)
+    assert [sorted(r.faces) for r in readings] == [["2", "6"]]
+    # Frames of another shape are another view: said, with what to do.
+    with pytest.raises(ConfigError, match=r"gives 640x360 frames, not the 1280x960 view .* calibrate again"):
+        watcher(np.zeros((360, 640, 3), np.uint8), "mex")
 
 
 def test_virtual_camera_shows_a_throw_when_asked() -> None:

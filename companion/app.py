@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, load_config
-from companion.controller import Controller
+from companion.controller import Controller, NotAThrow
 from companion.errors import ConfigError, DiceCompanionError
 from companion.journal import Journal
 from companion.rules import GameSetup
@@ -112,8 +112,15 @@ class TrayWatcher:
         # changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
         no_throw = update.was_there or reading.lies_as(self._last_reading)
         self._last_reading = reading
+        if update.was_there and reading.dice:
+            # Said, not silently dropped: dice thrown while the companion started (it boots in ~30 s) would seem
+            # ignored for no reason. Not said for the same throw read again: nothing new happened at the table.
+            return update.state, STARTED_WITH_DICE
         return update.state, None if no_throw else reading
 
+
+STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",
+                              "dice at start not counted")
 
 # A frame whose sides' ratio differs from the calibrated frame's by more than this does not show the same view.
 SAME_VIEW_ASPECT = 0.01

@@ -92,6 +92,14 @@ class TrayDie:
 
 
 @dataclass(frozen=True)
+class NotAThrow:
+    """A settled tray the watcher read but does not count as a throw, and what the players are told."""
+
+    why: str
+    short: str                        # the bottom line's version
+
+
+@dataclass(frozen=True)
 class TrayRead:
     """What the camera made of one settled tray (the subset of vision's TrayReading the controller needs)."""
 
@@ -205,7 +213,12 @@ class Controller:
             self.on_reading(reading)
 
     def on_reading(self, reading: Any) -> None:
-        """A settled tray's reading (vision TrayReading or TrayRead): a roll when it is sure of two dice."""
+        """A settled tray's reading (vision TrayReading or TrayRead): a roll when it is sure of two dice. NotAThrow:
+        only said."""
+        if isinstance(reading, NotAThrow):
+            self._say(reading.why, "Not counted", short=reading.short)
+            self._refresh()
+            return
         read = reading if isinstance(reading, TrayRead) else TrayRead.from_reading(reading)
         if not read.dice:
             return  # an empty tray came to rest: nothing was thrown

@@ -376,3 +376,20 @@ def test_an_x_bust_says_who_goes_back_and_the_next_player(tmp_path: Path) -> Non
     text = screen(controller)
     assert "X! bust" in text and "Bob: back 1" in text and "Cid throws" in text
     assert journal_lines(controller)[-1] == "roll 1 X"
+
+
+def test_dice_found_in_the_tray_at_start_are_said_not_to_count(tmp_path: Path) -> None:
+    # Dice thrown while the companion boots (or the last throw, after a power cut) are read but no roll: the players
+    # are told, on a legible screen, and the game is as it was.
+    from companion.app import STARTED_WITH_DICE
+
+    controller, _ = make(tmp_path)
+    before = journal_lines(controller)
+    controller.on_reading(STARTED_WITH_DICE)
+    assert journal_lines(controller) == before
+    text = screen(controller)
+    assert "Not counted" in text and "the next throw is" in text
+    now = controller.clock()
+    controller.message_until = now          # the message's time is up: the bottom line keeps it short
+    controller.tick()
+    assert controller.notice == "dice at start not counted" and "not counted" in screen(controller)

@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, load_config
-from companion.controller import Controller, NotAThrow
+from companion.controller import Controller, FoundTray, NotAThrow
 from companion.errors import ConfigError, DiceCompanionError
 from companion.journal import Journal
 from companion.rules import GameSetup
+from companion.saved_tray import SavedTray, load_saved_tray, save_tray
+from companion.screens import TRAY_PICTURE
 from companion.sdnotify import notify
 
 log = logging.getLogger("companion.app")
@@ -65,7 +67,9 @@ class TrayWatcher:
     die model for the game being played (or the taught model from the config).
     """
 
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, saved_in: Path | None = None) -> None:
+        """saved_in: where the tray found at the table is saved (companion.saved_tray; the journal's directory), to
+        be used instead of the config's at the next start; None: it is used until the companion stops."""
         from vision.models import BUILTIN_MODELS, load_model
         from vision.motion import MotionTracker
         from vision.read import load_nets
@@ -73,7 +77,13 @@ class TrayWatcher:
 
         self.config = config or Config()
         self.tracker = MotionTracker(still_frames=self.config.vision.still_frames)
+        camera = self.config.camera
+        self.saved_in = saved_in
+        configured = SavedTray(camera.tray, (camera.width, camera.height)) if camera.tray else None  # type: ignore[arg-type]
+        # The tray's region and the size of the frame it was found in: the one found at the table, else the config's
+        self.tray = (load_saved_tray(saved_in) if saved_in is not None else None) or configured
         self._frame_size: tuple[int, int] | None = None     # the frames' size: the tracker's tray is scaled to it
+        self._last_frame: Any = None
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
         if self._custom is not None:
@@ -99,9 +109,10 @@ class TrayWatcher:
         shape = getattr(frame, "shape", ())      # not a frame: the tracker says so
         if len(shape) >= 2 and (shape[1], shape[0]) != self._frame_size:
             # (the tracker takes frames of a new size as a first frame: nothing to compare with)
-            self.tracker.tray = tray_in_frame(self.config, (shape[1], shape[0]))
+            self.tracker.tray = tray_in_frame(self.tray, (shape[1], shape[0]))
             self._frame_size = (shape[1], shape[0])
         update = self.tracker.update(frame)
+        self._last_frame = frame
         if not update.read_now:
             return update.state, None
         reading = read_tray(frame, self.model_for(game), tray=self.tracker.tray, expect=2)
@@ -119,6 +130,37 @@ class TrayWatcher:
         return update.state, None if no_throw else reading
 
 
+    def find_tray(self) -> FoundTray:
+        """The tray in the camera's last frame (vision.tray_region), to show the players before they keep it."""
+        import cv2
+        from PIL import Image
+
+        from vision.tray_region import find_tray_region
+
+        frame = self._last_frame
+        if frame is None:
+            raise DiceCompanionError("the camera has given no picture yet")
+        region = find_tray_region(frame)
+        height, width = frame.shape[:2]
+        scale = min(TRAY_PICTURE[0] / width, TRAY_PICTURE[1] / height)
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        picture = Image.fromarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
+        x, y, w, h = region
+        x0, y0 = min(round(x * scale), size[0] - 1), min(round(y * scale), size[1] - 1)
+        shown = (x0, y0, max(1, min(round((x + w) * scale), size[0]) - x0),
+                 max(1, min(round((y + h) * scale), size[1]) - y0))
+        return FoundTray(region, (width, height), picture, shown)
+
+    def use_tray(self, found: FoundTray) -> None:
+        """Watch and read the tray found from now on, and save it for the next start (DiceCompanionError if it cannot
+        be saved: it is used all the same)."""
+        self.tray = SavedTray(found.region, found.frame_size)
+        self._frame_size = None                  # the tracker's region scaled again at the next frame
+        if self.saved_in is not None:
+            save_tray(self.saved_in, self.tray)
+
+
 STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",
                               "dice at start not counted")
 
@@ -126,20 +168,22 @@ STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: 
 SAME_VIEW_ASPECT = 0.01
 
 
-def tray_in_frame(config: Config, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
-    """The config's tray region (in pixels of the [camera] width x height frame it was calibrated in) in a frame of
-    `size`: scaled when the camera gives another size of the same view (a webcam picks its nearest mode; the twin's
-    virtual tray renders small). ConfigError when the frame's sides have another ratio: not the view calibrated."""
-    tray = tuple(config.camera.tray)
-    calibrated = (config.camera.width, config.camera.height)
-    if not tray or size == calibrated:
-        return tray or None  # type: ignore[return-value]
+def tray_in_frame(tray: SavedTray | None, size: tuple[int, int]) -> tuple[int, int, int, int] | None:
+    """The tray's region (in pixels of the frame it was found in: the config's [camera] width x height, or the saved
+    tray's) in a frame of `size`: scaled when the camera gives another size of the same view (a webcam picks its
+    nearest mode; the twin's virtual tray renders small). ConfigError when the frame's sides have another ratio: not
+    the view the tray was found in."""
+    if tray is None:
+        return None
+    calibrated = tray.frame_size
+    if size == calibrated:
+        return tray.region
     if abs(size[0] / size[1] - calibrated[0] / calibrated[1]) > SAME_VIEW_ASPECT * calibrated[0] / calibrated[1]:
         raise ConfigError(f"the camera gives {size[0]}x{size[1]} frames, not the {calibrated[0]}x{calibrated[1]} view "
-                          f"[camera] tray was found in: set [camera] width and height to {size[0]} and {size[1]}, "
-                          f"then calibrate again (dice-companion calibrate --write)")
+                          f"the tray was found in: find the tray again (menu), or set [camera] width and height to "
+                          f"{size[0]} and {size[1]} and calibrate again (dice-companion calibrate --write)")
     sx, sy = size[0] / calibrated[0], size[1] / calibrated[1]
-    x, y, w, h = tray
+    x, y, w, h = tray.region
     x0, y0 = min(round(x * sx), size[0] - 1), min(round(y * sy), size[1] - 1)
     return x0, y0, max(1, min(round((x + w) * sx), size[0]) - x0), max(1, min(round((y + h) * sy), size[1]) - y0)
 
@@ -344,7 +388,8 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
             opened.append(buttons)
             signals = GpioSignals(config.signals.buzzer_pin or None, config.signals.led_pin or None)
         opened.append(signals)
-        controller = Controller(journal, setup, display=display, signals=signals, watcher=TrayWatcher(config))
+        controller = Controller(journal, setup, display=display, signals=signals,
+                                watcher=TrayWatcher(config, saved_in=journal_dir))
     except DiceCompanionError as error:
         cannot_start(config, twin, error, display)
         _close(opened)

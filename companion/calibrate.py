@@ -4,8 +4,10 @@ find the tray in the camera's view and write its region into the config.
 The reader then ignores what lies outside the tray (a die rolled onto the table) and says a die reaching the rim is
 "on the tray's rim", and the motion tracker watches the tray alone (a hand on the table beside it moves nothing).
 Calibrate with the camera where it will stay, the light on and the tray empty; again whenever the camera or the
-tray moves. The companion's service holds the camera while it runs: stop it first on a Pi
-(`sudo systemctl stop dice-companion`), and start it again after writing.
+tray moves (or, at the table, use the menu's "Find the tray", which keeps its region beside the journal:
+companion.saved_tray; writing here deletes that, so the config's region applies again). The companion's service
+holds the camera while it runs: stop it first on a Pi (`sudo systemctl stop dice-companion`), and start it again
+after writing.
 
 The region is in pixels of the camera's frame, so it is found in a frame of the size the config gives the camera
 ([camera] width and height); a photo of another size is refused when writing.
@@ -78,6 +80,15 @@ def main(argv: list[str]) -> int:
                 f"of that size (or set [camera] width and height to the camera's)")
         _write_tray(config_path, tray)
         print(f"wrote [camera] tray = {_toml_list(tray)} to {config_path}; restart the companion to use it")
+        from companion.saved_tray import SAVED_TRAY_FILE, forget_saved_tray
+
+        saved_in = Path(config.journal.directory)
+        try:
+            if forget_saved_tray(saved_in):
+                print(f"deleted the tray found at the table ({saved_in / SAVED_TRAY_FILE}): the config's applies")
+        except OSError as err:
+            raise CalibrationError(f"cannot delete the tray found at the table, {saved_in / SAVED_TRAY_FILE}, which "
+                                   f"the companion uses instead of the config's: {err.strerror or err}") from err
     return 0
 
 

@@ -100,6 +100,22 @@ class NotAThrow:
 
 
 @dataclass(frozen=True)
+class FoundTray:
+    """The tray the watcher found in the camera's view (the menu's "Find the tray"): its region in the frame, and
+    the view made small for the screen, with the region in its pixels."""
+
+    region: tuple[int, int, int, int]
+    frame_size: tuple[int, int]
+    picture: Any                                 # a grey PIL image, at most screens.TRAY_PICTURE
+    picture_region: tuple[int, int, int, int]
+
+    @property
+    def share(self) -> float:
+        """The share of the camera's view the tray takes."""
+        return self.region[2] * self.region[3] / (self.frame_size[0] * self.frame_size[1])
+
+
+@dataclass(frozen=True)
 class TrayRead:
     """What the camera made of one settled tray (the subset of vision's TrayReading the controller needs)."""
 
@@ -128,7 +144,7 @@ class Controller:
         self.clock = clock
         self.next_setup = setup
         self.game = Game.new(setup)
-        self.mode = "play"               # play | menu | correct | confirm_new
+        self.mode = "play"               # play | menu | correct | confirm_new | confirm_tray
         self.notice: str | None = None   # the bottom line, inverted: why a read was refused, what was undone...
         self.message: screens.MessageView | None = None
         self.message_until = 0.0
@@ -140,6 +156,7 @@ class Controller:
         self.correct_faces: tuple[str, str] = ("1", "1")
         self.correct_die = 0
         self.correct_replaces = False      # True: the correction replaces the last roll (undo + roll)
+        self.found_tray: FoundTray | None = None   # the tray found, awaiting STOP (keep) or REROLL
         self.motion = "empty"
         self._camera_fault: str | None = None   # the watcher's fault while it lasts (said once)
         self.journal_lines: list[str] = []  # every line journaled since start (tests and scripts check them)
@@ -280,6 +297,8 @@ class Controller:
             self._correct_button(button, kind)
         elif self.mode == "confirm_new":
             self._confirm_button(button, kind)
+        elif self.mode == "confirm_tray":
+            self._tray_button(button)
         elif button == "select" and kind == "hold":
             self._open_menu()
         else:
@@ -413,6 +432,8 @@ class Controller:
             items.append(("lives", f"Lives: {setup.option('lives')}"))
         else:
             items.append(("goal", f"Goal: {setup.option('goal')}"))
+        if hasattr(self.watcher, "find_tray"):
+            items.append(("tray", "Find the tray"))
         items.append(("back", "Back to game"))
         return items
 
@@ -457,10 +478,37 @@ class Controller:
             self._cycle_players()
         elif action in ("lives", "goal"):
             self._cycle_option(action, LIVES_CHOICES if action == "lives" else GOAL_CHOICES)
+        elif action == "tray":
+            self._find_tray()
         elif action == "back":
             self._close_menu()
         if action in ("game", "players", "lives", "goal"):
             self.notice = "New game to use it"
+
+    def _find_tray(self) -> None:
+        """Look for the tray in the camera's view (the camera or the tray moved since it was calibrated): what is found
+        is shown, to be kept or not; the reason is said when nothing is."""
+        try:
+            self.found_tray = self.watcher.find_tray()  # type: ignore[union-attr]
+        except DiceCompanionError as err:
+            log.warning("no tray found: %s", err)
+            self._say(str(err), "No tray found", short="no tray found")
+            return
+        self.mode = "confirm_tray"
+
+    def _tray_button(self, button: str) -> None:
+        found, self.found_tray = self.found_tray, None
+        self.mode = "menu"
+        if button != "stop" or found is None:
+            self.notice = "tray as it was"
+            return
+        try:
+            self.watcher.use_tray(found)  # type: ignore[union-attr]
+        except DiceCompanionError as err:   # used from now on, but not saved for the next start
+            log.error("the tray found is not saved: %s", err)
+            self._say(str(err), "Not saved", short="tray not saved")
+            return
+        self.notice = "tray kept"
 
     def _cycle_game(self) -> None:
         order = ("mex", "excape", "rapido")
@@ -549,6 +597,8 @@ class Controller:
         presses: list[Press] = []
         if self.mode != "play":
             presses.append(Press("reroll"))  # leave the menu / correction first (REROLL is "back")
+            if self.mode == "confirm_tray":
+                presses.insert(0, Press("reroll"))
             if self.mode == "correct":
                 presses.insert(0, Press("select", "hold"))
         expected = self.game.expects()
@@ -599,6 +649,9 @@ class Controller:
             what = f"{setup.game.capitalize()}: {', '.join(setup.players)}"
             return screens.MessageView("New game?", (what, "hold STOP: start"), footer="other button: cancel",
                                        big_title=True)
+        if self.mode == "confirm_tray" and self.found_tray is not None:
+            found = self.found_tray
+            return screens.TrayView(found.picture, found.picture_region, (f"{found.share:.0%} of", "the view"))
         if self.mode == "correct":
             value = _value_text(self.game.setup.game, self.correct_faces)
             return screens.CorrectView(self.correct_faces, self.correct_die, value,

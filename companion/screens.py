@@ -159,7 +159,19 @@ class CorrectView:
     footer: str = "SEL die RER face STOP ok"
 
 
-View = MexTurnView | BoardTurnView | MessageView | CountChoiceView | MenuView | CorrectView
+@dataclass(frozen=True)
+class TrayView:
+    """The tray the camera found, to keep or not: the camera's view, small, with the tray's region shown on it."""
+
+    picture: Image.Image                   # the camera's view in grey ("L"), at most TRAY_PICTURE
+    region: tuple[int, int, int, int]      # x, y, w, h of the tray in the picture's pixels
+    lines: tuple[str, ...]                 # beside the picture
+    title: str = "Tray found"
+    footer: str = "STOP keep  RER cancel"
+
+
+View = MexTurnView | BoardTurnView | MessageView | CountChoiceView | MenuView | CorrectView | TrayView
+TRAY_PICTURE = (72, 40)                    # px: the view's room on the screen, between the title and the footer
 
 
 # ---------------------------------------------------------------- drawing
@@ -312,6 +324,7 @@ def render(view: View) -> Rendered:
         CountChoiceView: _render_count_choice,
         MenuView: _render_menu,
         CorrectView: _render_correct,
+        TrayView: _render_tray,
     }
     drawer = drawers.get(type(view))
     if drawer is None:
@@ -486,6 +499,27 @@ def _render_correct(painter: _Painter, view: CorrectView) -> None:
     if view.value:
         name = "huge" if text_width(view.value, "huge") <= WIDTH - 78 else "large"
         painter.text(76, 19 if name == "huge" else 23, view.value, name)
+    painter.text(0, HEIGHT - 8, view.footer, "small")
+
+
+def _render_tray(painter: _Painter, view: TrayView) -> None:
+    _header(painter, view.title)
+    # The tray dithered (the panel has one bit a pixel), everything outside it dark, its region outlined: what the
+    # companion will watch stands out as a box, as the `calibrate` command's preview dims the rest.
+    top = 13
+    x, y, w, h = view.region
+    shown = Image.new("1", view.picture.size, 0)
+    shown.paste(view.picture.crop((x, y, x + w, y + h)).convert("1"), (x, y))
+    painter.image.paste(shown, (0, top))
+    width, height = view.picture.size          # the camera's view dotted around it, to see where the tray lies
+    for px in range(0, width, 3):
+        painter.draw.point([(px, top), (px, top + height - 1)], fill=1)
+    for py in range(0, height, 3):
+        painter.draw.point([(0, top + py), (width - 1, top + py)], fill=1)
+    painter.draw.rectangle((x, top + y, x + w - 1, top + y + h - 1), outline=1)
+    left = width + 4
+    for index, line in enumerate(view.lines):
+        painter.text(left, top + 2 + index * 12, line, "medium")
     painter.text(0, HEIGHT - 8, view.footer, "small")
 
 

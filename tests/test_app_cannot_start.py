@@ -37,7 +37,7 @@ def test_a_net_that_cannot_load_is_shown_on_the_screen_and_every_device_opened_i
     damaged = ModelError("face classifier weights unreadable: faces.onnx is not a valid ONNX net "
                          "(reinstall dice-companion)")
 
-    def watcher(config: Config) -> None:
+    def watcher(config: Config, saved_in: object = None) -> None:
         raise damaged
 
     closed: list[str] = []

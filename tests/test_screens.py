@@ -23,6 +23,7 @@ from companion.screens import (
     MexSeat,
     MexTurnView,
     Pawn,
+    TrayView,
     illegible_texts,
     render,
 )
@@ -31,6 +32,15 @@ REFERENCE_DIR = Path(__file__).resolve().parent / "data" / "screens"
 SEATS = (MexSeat("Ann", 11, 3, to_act=True), MexSeat("Bob", 12, 0), MexSeat("Cid", 9, -1))
 SIX_SEATS = (*SEATS, MexSeat("Dan", 12, 2), MexSeat("Eve", 0, 1, out=True), MexSeat("Fay", 10, 4))
 PAWNS = (Pawn("Ann", 12, True), Pawn("Bob", 7), Pawn("Cid", 3))
+
+
+def tray_picture() -> Image.Image:
+    """A camera's view of a tray, small: a light floor inside darker walls, on a mid-grey table."""
+    picture = Image.new("L", (53, 40), 120)
+    picture.paste(70, (5, 3, 49, 37))
+    picture.paste(210, (9, 7, 45, 33))
+    return picture
+
 
 SAMPLES: dict[str, screens.View] = {
     "mex-throw": MexTurnView("Ann", 3, SEATS, prompt="throw the dice", throws_left=3),
@@ -55,6 +65,7 @@ SAMPLES: dict[str, screens.View] = {
     "menu": MenuView("Menu", ("Undo roll 6 3", "Correct read", "New game", "Game: Mex", "Players: 3", "Lives: 12",
                               "Back to game"), 1),
     "correct": CorrectView(("6", "2"), 1, "62"),
+    "tray-found": TrayView(tray_picture(), (5, 3, 44, 34), ("86% of", "the view")),
 }
 # A few screens kept as reference pictures: any pixel change must be looked at and the PNG renewed on purpose.
 REFERENCES = ("mex-63", "excape-place", "round-result", "menu")
@@ -177,6 +188,20 @@ def assert_matches_reference(name: str, image: Image.Image, tmp_path: Path) -> N
             sheet.paste(part.convert("L"), (index * (128 + 4), 0))
         screens.upscale(sheet.convert("1"), 4).save(out)
         pytest.fail(f"screen {name} differs from {reference} in {diff.getbbox()}; expected | got | diff: {out}")
+
+
+def test_the_tray_found_stands_out_in_the_cameras_view() -> None:
+    # The tray's region outlined and dithered from the picture; the rest of the view dark, its bounds dotted.
+    image = render(SAMPLES["tray-found"]).image
+    top = 13
+    pixel = lambda x, y: image.getpixel((x, top + y))  # noqa: E731
+    assert all(pixel(x, 3) and pixel(x, 36) for x in range(5, 49))             # the region's outline
+    assert all(pixel(5, y) and pixel(48, y) for y in range(3, 37))
+    floor = [pixel(x, y) for x in range(10, 44) for y in range(8, 32)]
+    assert 0.6 < sum(map(bool, floor)) / len(floor) < 1.0                       # light, dithered
+    assert not any(pixel(x, y) for x in range(1, 4) for y in range(1, 39))      # outside the region: dark
+    assert [bool(pixel(x, 0)) for x in range(6)] == [True, False, False, True, False, False]  # the view, dotted
+    assert "the view" in render(SAMPLES["tray-found"]).strings
 
 
 @pytest.mark.parametrize("name", REFERENCES)

@@ -1,0 +1,133 @@
+"""Finding the tray at the table (the menu's "Find the tray"), and the tray saved beside the journal."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.app import TrayWatcher
+from companion.calibrate import main as calibrate
+from companion.config import Config
+from companion.controller import Controller
+from companion.errors import DiceCompanionError
+from companion.journal import Journal
+from companion.rules import GameSetup
+from companion.saved_tray import SAVED_TRAY_FILE, SavedTray, load_saved_tray, save_tray
+from companion.screens import TRAY_PICTURE, TrayView, illegible_texts
+from hardware.buttons import ButtonEvent
+from hardware.display import DummyDisplay
+from vision.result import box_iou
+from vision.virtual_tray import empty_tray, render_tray
+
+
+def press(controller: Controller, button: str, kind: str = "press") -> None:
+    controller.on_button(ButtonEvent(button, kind))
+
+
+def open_find_tray(controller: Controller) -> None:
+    if controller.mode == "menu":
+        press(controller, "reroll")           # back to the game first
+    press(controller, "select", "hold")
+    items = [key for key, _ in controller.menu_items()]
+    for _ in range(items.index("tray")):
+        press(controller, "select")
+    press(controller, "stop")
+
+
+def test_the_tray_found_at_the_table_is_shown_kept_and_used_after_a_restart(tmp_path: Path) -> None:
+    saved_in = tmp_path / "journal"
+    watcher = TrayWatcher(Config(), saved_in=saved_in)
+    controller = Controller(Journal(saved_in), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay(),
+                            watcher=watcher)
+    controller.start()
+    rendered = render_tray(4_401_001, size=(320, 240))          # the camera moved: the tray is elsewhere now
+    for _ in range(3):
+        controller.on_frame(empty_tray(4_401_001, size=(320, 240)))
+    open_find_tray(controller)
+    assert controller.mode == "confirm_tray"
+    view = controller.view()
+    assert isinstance(view, TrayView) and view.picture.size[0] <= TRAY_PICTURE[0]
+    assert view.picture.size[1] <= TRAY_PICTURE[1]
+    shown = controller.last_screen
+    assert shown is not None and illegible_texts(shown) == [] and shown.says("Tray found") and shown.says("of")
+    found = controller.found_tray
+    assert found is not None and box_iou(found.region, rendered.rim) >= 0.9
+    press(controller, "stop")                                   # keep it
+    assert controller.mode == "menu" and controller.notice == "tray kept"
+    assert load_saved_tray(saved_in) == SavedTray(found.region, (320, 240))
+    controller.on_frame(empty_tray(4_401_001, size=(320, 240)))
+    assert watcher.tracker.tray == found.region
+    # The next start uses it, scaled to the camera's frames, instead of the config's (none here).
+    again = TrayWatcher(Config(), saved_in=saved_in)
+    again(empty_tray(4_401_001, size=(640, 480)), "mex")
+    assert again.tracker.tray == tuple(2 * v for v in found.region)
+
+
+def test_cancelled_or_not_found_the_tray_stays_as_it_was(tmp_path: Path) -> None:
+    saved_in = tmp_path / "journal"
+    config = Config()
+    config = replace(config, camera=replace(config.camera, width=320, height=240, tray=(10, 10, 300, 220)))
+    watcher = TrayWatcher(config, saved_in=saved_in)
+    controller = Controller(Journal(saved_in), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay(),
+                            watcher=watcher)
+    controller.start()
+    open_find_tray(controller)                                  # no picture yet: said why
+    assert controller.mode == "menu" and controller.message is not None
+    assert "no picture yet" in " ".join(controller.message.lines)
+    controller.on_frame(empty_tray(4_401_001, size=(320, 240)))
+    open_find_tray(controller)
+    press(controller, "reroll")                                 # cancel
+    assert controller.mode == "menu" and controller.notice == "tray as it was"
+    assert not (saved_in / SAVED_TRAY_FILE).exists() and watcher.tracker.tray == (10, 10, 300, 220)
+    controller.on_frame(np.zeros((240, 320, 3), np.uint8))      # the lens covered
+    open_find_tray(controller)
+    assert controller.mode == "menu" and "all black" in " ".join(controller.message.lines)
+
+
+def test_a_saved_tray_that_cannot_be_saved_is_used_all_the_same(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    watcher = TrayWatcher(Config(), saved_in=blocker)
+    controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay(),
+                            watcher=watcher)
+    controller.start()
+    controller.on_frame(empty_tray(4_401_001, size=(320, 240)))
+    open_find_tray(controller)
+    region = controller.found_tray.region  # type: ignore[union-attr]
+    press(controller, "stop")
+    assert controller.notice == "tray not saved" and "cannot save the tray" in " ".join(controller.message.lines)
+    controller.on_frame(empty_tray(4_401_001, size=(320, 240)))
+    assert watcher.tracker.tray == region
+
+
+@pytest.mark.parametrize("text", ["{", '{"tray": [1, 2, 3]}', '{"tray": [0, 0, 700, 10], "frame": [640, 480]}',
+                                  '{"frame": [640, 480]}'])
+def test_a_saved_tray_file_that_is_not_one_is_set_aside_with_a_warning(tmp_path: Path, text: str,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / SAVED_TRAY_FILE).write_text(text)
+    with caplog.at_level(logging.WARNING):
+        assert load_saved_tray(tmp_path) is None
+    assert "is not a saved tray" in caplog.text
+
+
+def test_save_tray_writes_the_file_whole(tmp_path: Path) -> None:
+    save_tray(tmp_path / "new", SavedTray((1, 2, 300, 200), (320, 240)))
+    assert json.loads((tmp_path / "new" / SAVED_TRAY_FILE).read_text()) == {"tray": [1, 2, 300, 200],
+                                                                             "frame": [320, 240]}
+    with pytest.raises(DiceCompanionError, match="cannot save the tray"):
+        save_tray(tmp_path / "new" / SAVED_TRAY_FILE, SavedTray((1, 2, 300, 200), (320, 240)))
+
+
+def test_calibrating_into_the_config_deletes_the_tray_found_at_the_table(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture) -> None:
+    journal = tmp_path / "journal"
+    save_tray(journal, SavedTray((1, 2, 300, 200), (320, 240)))
+    config = tmp_path / "config.toml"
+    config.write_text(f'[camera]\nsource = "virtual"\nwidth = 640\nheight = 480\n[journal]\ndirectory = "{journal}"\n')
+    assert calibrate(["--config", str(config), "--write"]) == 0
+    assert not (journal / SAVED_TRAY_FILE).exists() and "the config's applies" in capsys.readouterr().out

@@ -1,13 +1,13 @@
 """`dice-companion calibrate [--config FILE] [--camera KIND [PATH] | --image PHOTO] [--preview PNG] [--write]`:
 find the tray in the camera's view and write its region into the config.
 
-The reader then ignores what lies outside the tray (a die rolled onto the table) and says a die reaching the rim is
-"on the tray's rim", and the motion tracker watches the tray alone (a hand on the table beside it moves nothing).
-Calibrate with the camera where it will stay, the light on and the tray empty; again whenever the camera or the
-tray moves (or, at the table, use the menu's "Find the tray", which keeps its region beside the journal:
-companion.saved_tray; writing here deletes that, so the config's region applies again). The companion's service
-holds the camera while it runs: stop it first on a Pi (`sudo systemctl stop dice-companion`), and start it again
-after writing.
+The reader then says a die rolled off onto the table is "outside the tray" (a spare die beside it is ignored) and a
+die reaching the rim is "on the tray's rim", and the motion tracker watches the tray alone (a hand on the table
+beside it moves nothing). Calibrate with the camera where it will stay, the light on and the tray empty; again
+whenever the camera or the tray moves (or, at the table, use the menu's "Find the tray", which keeps its region
+beside the journal: companion.saved_tray; writing here deletes that, so the config's region applies again). The
+companion's service holds the camera while it runs: stop it first on a Pi (`sudo systemctl stop dice-companion`),
+and start it again after writing.
 
 The region is in pixels of the camera's frame, so it is found in a frame of the size the config gives the camera
 ([camera] width and height); a photo of another size is refused when writing.

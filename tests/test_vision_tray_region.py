@@ -67,3 +67,20 @@ def test_the_corner_of_a_trays_walls_is_no_die_and_a_die_on_the_rim_is_said_so()
     x, _, w, _ = rendered.dice[1].box
     rim = read_tray(rendered.image, D6, tray=(0, 0, x + 3 * w // 4, 480), expect=4)
     assert rim.status == "reroll" and "on the tray's rim" in str(rim.reason)
+
+
+def test_a_die_rolled_out_of_the_tray_is_said_to_be_outside_it() -> None:
+    # The calibrated region holds one die of a throw of two; the other lies beyond it, as on the table beside the
+    # tray. Read as the table reads (two thrown): that die is reported, unsure, outside the tray. With no count, or
+    # a throw found whole inside the region, nothing beyond it is looked at (a spare die left beside the tray).
+    rendered = render_tray(93, D6, faces=["1", "6"], tray="light", size=(640, 480))
+    left = min(rendered.dice, key=lambda d: d.box[0])
+    right = max(rendered.dice, key=lambda d: d.box[0])
+    split = (left.box[0] + left.box[2] + right.box[0]) // 2
+    region = (split, 0, 640 - split, 480)
+    thrown = read_tray(rendered.image, D6, tray=region, expect=2)
+    assert thrown.status == "reroll" and "die 1 of 2 (left) is outside the tray" in str(thrown.reason)
+    assert [(d.sure, d.reason) for d in thrown.dice] == [(False, "outside the tray"), (True, None)]
+    assert [d.face for d in read_tray(rendered.image, D6, tray=region).dice] == ["6"]
+    one = read_tray(rendered.image, D6, tray=region, expect=1)
+    assert one.status == "ok" and [d.face for d in one.dice] == ["6"]

@@ -20,6 +20,7 @@ This module runs the looks in order (_read_frame) and words the verdict; each lo
 
 from __future__ import annotations
 
+from dataclasses import replace
 from statistics import median
 
 import cv2
@@ -146,7 +147,23 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
         dice = with_dice_the_second_locator_finds(work, tray, dice, model)
     if len(dice) < expect:
         dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True)
+    if len(dice) < expect and tray is not None:
+        dice = with_dice_outside_the_tray(work, tray, seen, dice, model, expect - len(dice))
     return dice
+
+
+def with_dice_outside_the_tray(work: np.ndarray, tray: tuple[int, int, int, int], seen: tuple[np.ndarray, float],
+                               dice: list[ReadDie], model: DieModel, missing: int) -> list[ReadDie]:
+    """The dice read, and up to `missing` more that the locator sees outside the tray region (centres outside it; its
+    maps of the frame, `seen`) and the classifier reads as a sure face, the most surely seen first, each said to be
+    outside the tray: a die rolled off onto the table. Asked only of a throw short of dice: a spare die left beside
+    the tray is no die of the throw, and a whole throw inside the tray is read without a look beyond it."""
+    x, y, w, h = tray
+    beyond = find_dice(work, None, faint=None, seen=seen,
+                       wanted=lambda c: not (x <= c[0] < x + w and y <= c[1] < y + h))
+    found = [d for d in read_dice(work, beyond, model) if d.guess.sure and d.guess.appearance is not None]
+    found.sort(key=lambda d: -d.candidate.probability)
+    return dice + [replace(d, outside=True) for d in found[:missing]]
 
 
 def _work_tray(tray: tuple[int, int, int, int], scale: float, width: int, height: int) -> tuple[int, int, int, int]:

@@ -75,6 +75,7 @@ CROSS_LEANING_ISOTROPY = 0.75
 FOREIGN_DIE = "unlike this game's dice"
 # The reason told of a die reaching the calibrated tray region's edge (vision.tray_region): on the rim, or beyond it.
 ON_RIM = "on the tray's rim"
+OUTSIDE_TRAY = "outside the tray"
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,16 @@ class ReadDie:
     not_flat: float = 0.0   # the lying-flat check's probability that the die is cocked (vision.flat)
     symbol_isotropy: float = 1.0    # of a die read as an X only (vision.blur.symbol_isotropy; CROSS_ISOTROPY)
     foreign: str | None = None      # a face of other dice its first look sees surely (vision.recognise.foreign_faces)
+    outside: bool = False           # it lies outside the calibrated tray region (vision.read: a throw short of dice)
 
 
 def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharpness: float) -> str | None:
-    """Why a die read is not to be trusted (the reason the players are told), or None when it is: cut by the frame's
-    edge, stacked (much bigger than the frame's median die, or overlapping another), blurred, cocked, or unclear."""
+    """Why a die read is not to be trusted (the reason the players are told), or None when it is: outside the tray,
+    cut by the frame's edge or on the tray's rim, stacked (much bigger than the frame's median die, or overlapping
+    another), blurred, cocked, or unclear."""
     c = die.candidate
+    if die.outside:
+        return OUTSIDE_TRAY
     if c.touches_edge:
         return ON_RIM if c.on_rim else "cut by the frame edge"
     if c.side > STACKED_SIZE_RATIO * median_side or overlaps_another:

@@ -1,9 +1,10 @@
 """Where the tray is in the camera's frame: the calibration `dice-companion calibrate` writes into the config.
 
 The region is the tray's inside up to its rim, walls included, as an upright box (x, y, w, h) in frame pixels. The
-reader ignores what lies outside it (a die rolled off onto the table) and calls a die reaching its border cut
-(vision.locate). Not the floor alone: a die resting against a wall shows its top face over the wall's foot, in
-perspective, and would be called cut at every throw.
+reader reads the dice inside it, says a die reaching its border is on the tray's rim, and looks beyond it only for a
+throw short of dice (a die rolled off onto the table, said to be outside the tray; vision.read). Not the floor alone:
+a die resting against a wall shows its top face over the wall's foot, in perspective, and would be on the rim at
+every throw.
 
 Found in one frame of the tray, best empty (dice are tolerated):
 1. the frame shrunk to WORK_WIDTH and its edges marked where the brightness steps by EDGE or more (on log

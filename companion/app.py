@@ -129,22 +129,22 @@ class TrayWatcher:
             return update.state, STARTED_WITH_DICE
         return update.state, None if no_throw else reading
 
-
     def find_tray(self) -> FoundTray:
         """The tray in the camera's last frame (vision.tray_region), to show the players before they keep it."""
         import cv2
         from PIL import Image
 
+        from vision.read import checked_image
         from vision.tray_region import find_tray_region
 
-        frame = self._last_frame
-        if frame is None:
+        if self._last_frame is None:
             raise DiceCompanionError("the camera has given no picture yet")
-        region = find_tray_region(frame)
+        region = find_tray_region(self._last_frame)
+        frame = checked_image(self._last_frame)     # BGR, as find_tray_region took it (a grey or BGRA camera too)
         height, width = frame.shape[:2]
         scale = min(TRAY_PICTURE[0] / width, TRAY_PICTURE[1] / height)
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         picture = Image.fromarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
         x, y, w, h = region
         x0, y0 = min(round(x * scale), size[0] - 1), min(round(y * scale), size[1] - 1)

@@ -131,3 +131,15 @@ def test_calibrating_into_the_config_deletes_the_tray_found_at_the_table(tmp_pat
     config.write_text(f'[camera]\nsource = "virtual"\nwidth = 640\nheight = 480\n[journal]\ndirectory = "{journal}"\n')
     assert calibrate(["--config", str(config), "--write"]) == 0
     assert not (journal / SAVED_TRAY_FILE).exists() and "the config's applies" in capsys.readouterr().out
+
+
+def test_a_grey_or_four_channel_camera_is_found_too(tmp_path: Path) -> None:
+    import cv2
+
+    frame = empty_tray(4_401_001, size=(320, 240))
+    for shown in (cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)):
+        watcher = TrayWatcher(Config())
+        watcher(shown, "mex")
+        found = watcher.find_tray()
+        assert found.frame_size == (320, 240) and found.picture.mode == "L"
+        assert found.region == watcher.find_tray().region

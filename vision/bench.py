@@ -306,7 +306,7 @@ class CalibrationTally:
     trays: int = 0
     walled: int = 0          # trays whose rim is in view (else the floor fills the frame)
     close: int = 0           # region within CALIBRATION_IOU of the rim's box
-    short: int = 0           # region short of the floor grown 8 px a side (as far as the rim): dice by a wall cut
+    short: int = 0           # region short of the floor grown 8 px a side (as far as the rim): dice by a wall on it
     seconds: float = 0.0
 
     def line(self) -> str:

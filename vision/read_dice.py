@@ -73,7 +73,7 @@ CROSS_LEANING_ISOTROPY = 0.75
 # The reason told of a die showing a face the game's dice have not (ReadDie.foreign): a die of another game, or one
 # whose look fools the classifier (a marbled 6's swirl for a 7's middle pip), so said as what it looks like.
 FOREIGN_DIE = "unlike this game's dice"
-# The reason told of a die reaching the calibrated tray region's edge (vision.tray_region): on the rim, or beyond it.
+# The reasons told of a die at the calibrated tray region's edge, or beyond it (vision.tray_region, vision.read).
 ON_RIM = "on the tray's rim"
 OUTSIDE_TRAY = "outside the tray"
 

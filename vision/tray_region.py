@@ -48,7 +48,7 @@ class TrayRegionNotFound(DiceCompanionError):
 def find_tray_region(frame: np.ndarray) -> tuple[int, int, int, int]:
     """The tray's region (x, y, w, h) in pixels of a BGR frame of the tray seen from above, walls included; the
     whole frame when the tray's floor fills the view. TrayRegionNotFound when no tray floor lies in the frame's
-    middle; ReadError for an image no camera gives (vision.read.checked_image)."""
+    middle, the frame is black or white, or it is no image a camera gives (vision.read.checked_image)."""
     try:
         frame = checked_image(frame)
     except ReadError as error:

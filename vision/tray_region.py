@@ -21,8 +21,10 @@ of 4,406,000+ (1,000), and on 99.5% of 4,402,000+ at 1280x960 (200); no region s
 (grown 8 px a side at 640x480, as far as the rim). Every miss of the 1,000 was too big, on a card tray whose rim is
 hardly brighter than the table beyond it: the table taken for wall (a die rolled just off such a tray is read as in
 it). EDGE from 0.08 to 0.15 gave the same figures give or take 0.5%. `dice-companion bench vision` prints the figure
-on its own seeds. Real photos (the walled tray of the test split's photos in tests/data): the region ends at the
-tray's black rim, the dice resting against its walls inside. ~2.3 ms a 640x480 frame.
+on its own seeds. Real photos (../shared/data/tray-d6-photos, all 250, measured once the bars were set): the 33 of a
+walled tray give its inside up to the black rim (52-57% of the frame), the rest, a floor filling the view, the whole
+frame; every one of the 1,795 labelled dice has its centre inside the region, and a die beside the tray, unlabelled,
+lies outside it (tests/data/beside-tray). ~2.3 ms a 640x480 frame.
 """
 
 from __future__ import annotations

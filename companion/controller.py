@@ -97,6 +97,7 @@ class NotAThrow:
 
     why: str
     short: str                        # the bottom line's version
+    title: str = "Not counted"
 
 
 @dataclass(frozen=True)
@@ -233,7 +234,7 @@ class Controller:
         """A settled tray's reading (vision TrayReading or TrayRead): a roll when it is sure of two dice. NotAThrow:
         only said."""
         if isinstance(reading, NotAThrow):
-            self._say(reading.why, "Not counted", short=reading.short)
+            self._say(reading.why, reading.title, short=reading.short)
             self._refresh()
             return
         read = reading if isinstance(reading, TrayRead) else TrayRead.from_reading(reading)

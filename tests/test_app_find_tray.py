@@ -22,6 +22,7 @@ from companion.screens import TRAY_PICTURE, TrayView, illegible_texts
 from hardware.buttons import ButtonEvent
 from hardware.display import DummyDisplay
 from vision.result import box_iou
+from vision.tray_region import find_tray_region
 from vision.virtual_tray import empty_tray, render_tray
 
 
@@ -143,3 +144,25 @@ def test_a_grey_or_four_channel_camera_is_found_too(tmp_path: Path) -> None:
         found = watcher.find_tray()
         assert found.frame_size == (320, 240) and found.picture.mode == "L"
         assert found.region == watcher.find_tray().region
+
+
+def test_a_tray_that_moved_since_it_was_set_is_said_once_at_start(tmp_path: Path) -> None:
+    from companion.app import TRAY_MOVED
+
+    # Set on one tray (4,407,000: its rim 36 px in from the left), the camera now sees another (8 px in): the first
+    # empty tray read says so, once; the tray it was set on says nothing.
+    set_on = empty_tray(4_407_000, size=(640, 480))
+    now = empty_tray(4_407_001, size=(640, 480))
+    for frames, said in (([now] * 12, [TRAY_MOVED]), ([set_on] * 12, [])):
+        config = Config()
+        config = replace(config, camera=replace(config.camera, width=640, height=480, tray=find_tray_region(set_on)))
+        watcher = TrayWatcher(config)
+        readings = [r for frame in frames if (r := watcher(frame, "mex")[1]) is not None]
+        assert readings == said
+    # As the controller shows it: a message, and a short bottom line.
+    controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay())
+    controller.start()
+    controller.on_reading(TRAY_MOVED)
+    assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
+    assert controller.last_screen.says("Tray moved?") and controller.last_screen.says("Find the tray")
+    assert controller.notice == "tray moved? menu: find it"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.calibrate import CalibrationError, main, with_setting
 from companion.cli import main as cli_main
@@ -128,3 +131,41 @@ def test_a_config_this_command_cannot_edit_is_left_alone(tmp_path: Path) -> None
     with pytest.raises(CalibrationError, match="by hand"):
         main(["--config", str(config), "--image", str(photo), "--write"])
     assert config.read_text() == dotted
+
+
+# Config files as people write them: the shipped one's sections in any order, comments after headers and values,
+# blank lines, the tray set or not, on one line or over several, in its own section or not.
+_OTHER_SETTINGS = {
+    "game": ['kind = "excape"', 'players = ["Ann", "Bob", "Cid"]', "options = {goal = 25}"],
+    "camera": ["width = 640", "height = 480", 'source = "webcam"', "webcam_index = 1"],
+    "vision": ["still_frames = 4"],
+    "buttons": ["hold_seconds = 1.5", "stop = 5"],
+}
+
+
+@st.composite
+def config_texts(draw: st.DrawFn) -> str:
+    sections = draw(st.permutations(list(_OTHER_SETTINGS)))
+    lines = [draw(st.sampled_from(["", "# the table by the window", "\n"]))]
+    for section in sections:
+        comment = draw(st.sampled_from(["", "  # a comment", " # [camera] tray = [1, 2, 3, 4]"]))
+        lines.append(f"[{section}]{comment}")
+        chosen = draw(st.lists(st.sampled_from(_OTHER_SETTINGS[section]), unique=True))
+        if section == "camera" and draw(st.booleans()):
+            tray = draw(st.sampled_from(["tray = []", "tray = [1, 2, 3, 4]  # by hand", "tray = [\n  1, 2,\n  3, 4,\n]",
+                                         "tray = [ 5,6,\n7,8 ] # over two lines"]))
+            chosen.insert(draw(st.integers(0, len(chosen))), tray)
+        lines += [*chosen, draw(st.sampled_from(["", "# end of section"]))]
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=config_texts(), corner=st.tuples(st.integers(0, 200), st.integers(0, 200)),
+       size=st.tuples(st.integers(1, 270), st.integers(1, 270)))
+def test_with_setting_sets_the_tray_and_changes_nothing_else(text: str, corner: tuple[int, int],
+                                                            size: tuple[int, int]) -> None:
+    tray = [*corner, *size]                     # inside the smallest frame drawn, 640x480
+    before = parse_config(text)
+    after = parse_config(with_setting(text, "camera", "tray", "[" + ", ".join(map(str, tray)) + "]"))
+    assert after.camera.tray == tuple(tray)
+    assert replace(after, camera=replace(after.camera, tray=before.camera.tray)) == before

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from vision import cli
@@ -258,3 +259,25 @@ def test_a_reading_lies_as_another_only_when_every_die_lies_where_one_of_its_did
     assert not reading((100, 100, 40, 40)).lies_as(last)                       # a die taken away
     assert not reading((100, 100, 40, 40), (300, 200, 42, 42), (10, 10, 40, 40)).lies_as(last)
     assert not reading().lies_as(reading()) and not last.lies_as(None)         # an empty tray is no throw
+
+
+def test_read_within_a_tray_region_given_or_found(test_data: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture) -> None:
+    photo = str(test_data / "beside-tray" / "IMG_20191208_111530.jpg")
+    assert cli.main([photo, "--tray", "auto", "--expect", "20", "--json"]) == 0
+    reading = json.loads(capsys.readouterr().out)
+    assert reading["status"] == "reroll" and "die 20 of 20 (bottom left) is outside the tray" in reading["reason"]
+    assert cli.main([photo, "--tray", "68,96,524,412", "--expect", "19"]) == 0
+    assert capsys.readouterr().out.endswith("(ok)\n")
+    # A region that does not fit one image is that file's error; the others are read.
+    black = tmp_path / "black.png"
+    cv2.imwrite(str(black), np.zeros((480, 640, 3), np.uint8))
+    assert cli.main([str(black), photo, "--tray", "auto"]) == 2
+    out, err = capsys.readouterr()
+    assert f"{black}: the frame is all black" in err and out.startswith(photo)
+    assert cli.main([photo, "--tray", "600,0,100,100"]) == 2
+    assert "does not fit inside the 640x640 frame" in capsys.readouterr().err
+    for bad in ("1,2,3", "0,0,0,10", "a,b,c,d", "-1,0,5,5"):
+        with pytest.raises(SystemExit):
+            cli.main([photo, f"--tray={bad}"])
+        assert "expected X,Y,W,H" in capsys.readouterr().err

@@ -1,4 +1,5 @@
-"""`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--json]`: read tray photos.
+"""`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--tray X,Y,W,H|auto] [--json]`: read
+tray photos.
 
 Each image is read on its own: one that cannot be opened, is not an image or is one the reader cannot use (too
 small to show dice) gets an error line (on stderr) and the others are still read; the exit code is 2 if any image
@@ -16,10 +17,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.locate import TrayRegionError
 from vision.models import load_model
 from vision.read import ReadError, read_tray
 from vision.recognise import check_model
 from vision.result import TrayReading
+from vision.tray_region import TrayRegionNotFound, find_tray_region
 
 
 def load_image(path: str) -> np.ndarray | str:
@@ -56,8 +59,24 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--expect", type=int, metavar="N",
                         help="how many dice were rolled: another count is a re-roll, and a throw found whole is "
                              "read once (without it, every photo is also looked over for dice a first look missed)")
+    parser.add_argument("--tray", type=_tray_option, metavar="X,Y,W,H|auto",
+                        help="read inside this tray region (pixels of each image), or the one found in each image "
+                             "(auto, as `dice-companion calibrate` finds it); default: the whole image")
     parser.add_argument("--json", action="store_true", help="print one JSON object per image (JSON Lines)")
     return parser
+
+
+def _tray_option(text: str) -> tuple[int, int, int, int] | str:
+    if text == "auto":
+        return text
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 4 or min(values[:2]) < 0 or min(values[2:]) <= 0:
+        raise argparse.ArgumentTypeError(f"expected X,Y,W,H (whole pixels, a width and height of 1 or more) or auto, "
+                                         f"got {text!r}")
+    return values  # type: ignore[return-value]
 
 
 def main(argv: list[str]) -> int:
@@ -75,8 +94,9 @@ def main(argv: list[str]) -> int:
             failed = True
             continue
         try:
-            reading = read_tray(image, model, expect=args.expect)
-        except ReadError as error:      # an image the reader cannot use (a thumbnail): this file only
+            tray = find_tray_region(image) if args.tray == "auto" else args.tray
+            reading = read_tray(image, model, tray=tray, expect=args.expect)
+        except (ReadError, TrayRegionError, TrayRegionNotFound) as error:   # this file only
             print(f"dice-companion read: {path}: {error}", file=sys.stderr)
             failed = True
             continue

@@ -166,3 +166,29 @@ def test_a_tray_that_moved_since_it_was_set_is_said_once_at_start(tmp_path: Path
     assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
     assert controller.last_screen.says("Tray moved?") and controller.last_screen.says("Find the tray")
     assert controller.notice == "tray moved? menu: find it"
+
+
+def test_dice_left_in_the_tray_while_it_is_found_again_are_no_new_throw() -> None:
+    # A throw lies in the tray, one die outside the region set, so it was refused; the players set a region of the
+    # same size that holds both dice. The tracker sees its crop change, as motion, and reads the tray again; the
+    # dice lie where they were read, showing the same faces (vision.result.TrayReading.lies_as): no roll, and nothing
+    # said. The next throw is a roll.
+    from companion.controller import FoundTray
+    from vision.virtual_tray import roll_frames
+
+    config = Config()
+    config = replace(config, camera=replace(config.camera, width=320, height=240, tray=(100, 0, 220, 240)))
+    watcher = TrayWatcher(config)
+    throw = roll_frames(38, faces=["6", "2"], size=(320, 240), rolling=3, still=6, clean=True)
+    centres = sorted(d.box[0] + d.box[2] / 2 for d in render_tray(38, faces=["6", "2"], size=(320, 240),
+                                                                     clean=True).dice)
+    assert centres[0] < 100 < 120 < centres[1] < 220            # the left die outside the old region, not the new
+    readings = [r for f in throw if (r := watcher(f, "mex")[1]) is not None]
+    assert len(readings) == 1 and "outside the tray" in str(readings[0].reason)
+    watcher.use_tray(FoundTray((0, 0, 220, 240), (320, 240), None, (0, 0, 1, 1)))
+    reads = watcher.reads
+    again = [r for f in [throw[-1]] * 8 if (r := watcher(f, "mex")[1]) is not None]
+    assert watcher.reads == reads + 1 and again == [] and watcher.tracker.tray == (0, 0, 220, 240)
+    after = roll_frames(32, faces=["5", "5"], size=(320, 240), rolling=3, still=6, clean=True)
+    rolls = [sorted(r.faces) for f in after if (r := watcher(f, "mex")[1]) is not None]
+    assert rolls == [["5", "5"]]

@@ -102,3 +102,16 @@ def test_a_real_die_beside_the_tray_is_no_die_of_the_throw(test_data: Path) -> N
     assert [d.sure for d in read_tray(frame, D6, tray=region, expect=19).dice] == [True] * 19
     one_short = read_tray(frame, D6, tray=region, expect=20)
     assert one_short.status == "reroll" and "die 20 of 20 (bottom left) is outside the tray" in str(one_short.reason)
+
+
+@pytest.mark.parametrize("shaded", [0.1, 0.2, 0.35])
+def test_a_hard_shadow_across_the_floor_is_still_the_tray(shaded: float) -> None:
+    # The light dimmed over the left of the tray (a low lamp, the sun through a window): the shadow's edge is no
+    # wall, and the shaded floor, as wide as a tray's part and of the floor's colour, is the tray's too.
+    rendered = render_tray(4_408_001, D6, n_dice=4)
+    x, _, w, _ = rendered.rim
+    frame = rendered.image.astype(np.float32)
+    frame[:, : x + int(shaded * w)] *= 0.6
+    region = find_tray_region(np.clip(frame, 0, 255).astype(np.uint8))
+    assert box_iou(region, rendered.rim) >= 0.95
+    assert region[0] <= rendered.floor[0]

@@ -10,7 +10,8 @@ Found in one frame of the tray, best empty (dice are tolerated):
 1. the frame shrunk to WORK_WIDTH and its edges marked where the brightness steps by EDGE or more (on log
    brightness, so a dark felt's edges count as a white card's, and light that changes slowly across the tray
    makes none);
-2. the floor: the edge-free patch covering most of the frame's middle third, its holes (dice) filled;
+2. the floor: the edge-free patch covering most of the frame's middle third, its holes (dice) filled, with each
+   patch across its edge that is the floor in a shadow (wide, the floor's colour darkened: below);
 3. the walls: each edge-free patch just across the floor's edge (reached through edge pixels alone, so the table
    beyond a wall, a patch further out, is not), as far as WALL_REACH of the frame from the floor.
 A floor reaching the frame's edge on every side gives the whole frame: the tray fills the view.

@@ -189,7 +189,7 @@ class TrayWatcher:
 # has moved (a die's width at 640x480 is 0.05-0.12 of it). Found in an empty virtual tray and again with six dice in
 # it (4,407,000+, 400 trays), the region moved by at most 0.025, and by nothing on 399 of them.
 TRAY_MOVED_SHIFT = 0.04
-TRAY_MOVED = NotAThrow("The tray seems to have moved since it was set: Menu, Find the tray.",
+TRAY_MOVED = NotAThrow("The tray in view is not where it was set: Menu, Find the tray.",
                        "tray moved? menu: find it", "Tray moved?")
 
 STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",

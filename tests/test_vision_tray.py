@@ -320,6 +320,10 @@ def test_bad_seed_and_frame_counts() -> None:
        hazards=st.frozensets(st.sampled_from(sorted(DIE_HAZARDS | {"hand"}))))
 def test_any_request_gives_consistent_truth(seed: int, model: DieModel, n_dice: int, size: tuple[int, int],
                                             hazards: frozenset[str]) -> None:
+    if {"cut", "outside"} <= hazards:
+        with pytest.raises(RenderError, match="cut and outside cannot go together"):
+            render_tray(seed, model, n_dice=n_dice, size=size, hazards=hazards)
+        return
     rendered = render_tray(seed, model, n_dice=n_dice, size=size, hazards=hazards)
     assert rendered.image.shape == (size[1], size[0], 3)
     assert len(rendered.dice) == n_dice
@@ -333,3 +337,14 @@ def test_any_request_gives_consistent_truth(seed: int, model: DieModel, n_dice: 
     assert found == hazards
     again = render_tray(seed, model, n_dice=n_dice, size=size, hazards=hazards)
     assert np.array_equal(again.image, rendered.image) and again.dice == rendered.dice
+
+
+@pytest.mark.parametrize("seed", [4_409_000, 4_409_001, 4_409_002, 4_409_003])
+def test_a_die_outside_the_tray_lies_whole_on_the_table_beside_it(seed: int) -> None:
+    rendered = render_tray(seed, D6, n_dice=3, hazards=frozenset({"outside"}))
+    rx, ry, rw, rh = rendered.rim
+    for die in rendered.dice:
+        x, y, w, h = die.box
+        beyond = x >= rx + rw or x + w <= rx or y >= ry + rh or y + h <= ry
+        assert beyond == ("outside" in die.hazards)        # only that die lies beyond the rim
+        assert x > 0 and y > 0 and x + w < 640 and y + h < 480   # whole in view

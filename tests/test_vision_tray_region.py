@@ -115,3 +115,15 @@ def test_a_hard_shadow_across_the_floor_is_still_the_tray(shaded: float) -> None
     region = find_tray_region(np.clip(frame, 0, 255).astype(np.uint8))
     assert box_iou(region, rendered.rim) >= 0.95
     assert region[0] <= rendered.floor[0]
+
+
+@pytest.mark.parametrize("seed", [4_409_000, 4_409_002, 4_409_004])
+def test_a_throw_with_a_die_on_the_table_beside_the_tray_is_refused_once_calibrated(seed: int) -> None:
+    # The "outside" hazard: one die of the throw rolled off onto the table. With no region it is read as any die and
+    # the throw accepted; with the tray's region (here the rim as drawn) it is said to be outside the tray.
+    rendered = render_tray(seed, D6 if seed % 2 else EXCAPE, hazards=frozenset({"outside"}))
+    model = D6 if seed % 2 else EXCAPE
+    assert read_tray(rendered.image, model, expect=len(rendered.dice)).status == "ok"
+    reading = read_tray(rendered.image, model, tray=rendered.rim, expect=len(rendered.dice))
+    assert reading.status == "reroll" and "is outside the tray" in str(reading.reason)
+    assert [d.reason for d in reading.dice].count("outside the tray") == 1

@@ -8,9 +8,10 @@ card-letter die that `teach` learned from three virtual shots a face (seeds just
 training never reaches either), read on new throws. A die counts as found when a reading's box overlaps its
 labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure
 and the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
-Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge or blurred, read with
-the number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no
-such tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
+Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge, blurred or outside the
+tray (on the table beside it, read with the tray's region calibrated: the box of its rim as drawn), read with the
+number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no such
+tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
 Throws: two dice at a time, of any look and black on dark felt (the Mex table's hardest look), read expecting two as
 the companion's tables read a throw: dice read right and silently wrong, throws accepted, and throws accepted whose
 faces are not those thrown (the game counts another throw).
@@ -152,7 +153,7 @@ TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die
 WEAK_LOOK = {"die_colour": "marbled", "pip_colour": "gold"}
 WEAK_LOOK_SEED_START = BENCH_SEED_START + 800_000
 
-HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred")
+HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred", "outside")
 # The reader is timed on SPEED_FRAMES_EACH frames (--speed-frames) of each of these numbers of dice: the figure is
 # the median over all of them. (It was one frame of each until 2026-12-01: the median was then the 5-dice frame's
 # time, which a die needing the closer look, ~9 ms, could double; the first frame of each count is still that one.)
@@ -251,7 +252,8 @@ def run_hazards(hazard: str, trays: int) -> HazardTally:
         model = D6 if k % 2 == 0 else EXCAPE
         rendered = render_tray(HAZARD_SEED_START + 10_000 * HAZARD_NAMES.index(hazard) + k, model,
                                hazards=frozenset({hazard}))
-        reading = read_tray(rendered.image, model, expect=len(rendered.dice))
+        tray = rendered.rim if hazard == "outside" else None
+        reading = read_tray(rendered.image, model, tray=tray, expect=len(rendered.dice))
         tally.trays += 1
         tally.accepted += reading.status == "ok"
         matched = {j: i for i, j in match_boxes([d.box for d in reading.dice], [d.box for d in rendered.dice],

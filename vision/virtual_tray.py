@@ -28,6 +28,7 @@ from vision.render_die import Camera, DieLook, DieSprite, RenderError, cube_corn
 from vision.render_scene import (
     TRAY_SURFACES,
     Hand,
+    TrayLook,
     draw_tray,
     finish_frame,
     light_field,
@@ -39,7 +40,7 @@ from vision.render_scene import (
 __all__ = ["DIE_COLOURS", "DIE_HAZARDS", "HAZARDS", "PIP_COLOURS", "TRAY_HAZARDS", "Look", "RenderError",
            "RenderedTray", "TrayDie", "empty_tray", "render_tray", "roll_frames"]
 
-DIE_HAZARDS = frozenset({"cocked", "stacked", "cut", "blurred"})
+DIE_HAZARDS = frozenset({"cocked", "stacked", "cut", "blurred", "outside"})
 TRAY_HAZARDS = frozenset({"hand"})
 HAZARDS = DIE_HAZARDS | TRAY_HAZARDS
 
@@ -186,6 +187,7 @@ class _Scene:
     jpeg_quality: int | None
     die_size: tuple[float, float]
     walls: bool                   # the tray's walls are in view (else its floor fills the frame)
+    outside: int | None = None    # the side (0 left, 1 top, 2 right, 3 bottom) with room for a die on the table
 
 
 def _seen_box(camera: Camera, rect: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -212,11 +214,15 @@ def _check_size(size: tuple[int, int]) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
-def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, full_floor: bool) -> _Scene:
+def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, full_floor: bool,
+                outside: bool = False) -> _Scene:
+    """outside: the tray drawn smaller on one side, leaving the table room for a die rolled off it (its own
+    stream, so every other tray draws as without it)."""
     width, height = size
     # Separate streams for the tray, the camera and the light: a tray drawn with or without walls (a cut die
     # needs its floor to reach the frame's edge) keeps the same camera, light and sensor.
-    rng, camera_rng, light_rng = rng.spawn(3)
+    parent = rng
+    rng, camera_rng, light_rng = parent.spawn(3)
     if look.tray in TRAY_SURFACES:
         surface = look.tray
     else:
@@ -225,7 +231,10 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
         surface = choices[rng.choice(len(choices), p=weights / weights.sum())]
     walls_by_chance = rng.random() >= 0.4
     floor_full = look.full_floor if look.full_floor is not None else (full_floor or not walls_by_chance)
-    tray_look = tray_surface(rng, surface, size, floor_full)
+    tray_look = tray_surface(rng, surface, size, floor_full and not outside)
+    side = None
+    if outside:
+        tray_look, side = _room_beside(parent.spawn(1)[0], tray_look, size)
     flat_tray = draw_tray(rng, tray_look, size)
 
     height_px = (look.camera_height if look.camera_height is not None else camera_rng.uniform(1.6, 4.0)) * width
@@ -265,7 +274,16 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
         shadow_strength=light_rng.uniform(0.12, 0.35),
         defocus=look.defocus if look.defocus is not None else light_rng.uniform(0.0, 0.7) * scale,
         noise=look.noise if look.noise is not None else light_rng.uniform(1.0, 4.0),
-        jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0)
+        jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0, outside=side)
+
+
+def _room_beside(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -> tuple[TrayLook, int]:
+    """The tray made narrower on one side, a fifth to a quarter of the frame, for a die to lie on the table there."""
+    side = int(rng.integers(4))
+    x, y, w, h = look.floor
+    room = int(rng.uniform(0.2, 0.26) * (size[0] if side % 2 == 0 else size[1]))
+    floor = [(x + room, y, w - room, h), (x, y + room, w, h - room), (x, y, w - room, h), (x, y, w, h - room)][side]
+    return replace(look, floor=floor), side
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -495,6 +513,19 @@ class _Placer:
         return np.array([(inside, along * height), (along * width, inside), (width - inside, along * height),
                          (along * width, height - inside)][edge])
 
+    def table_point(self, i: int) -> np.ndarray:
+        """A centre on the table beside the tray (the scene's `outside` side), the die clear of the tray's rim."""
+        width, height = self.scene.size
+        rx, ry, rw, rh = self.scene.rim
+        reach = self.radius(i, self.centre) + 2
+        side = self.scene.outside
+        across = [(reach, rx - reach), (reach, ry - reach), (rx + rw + reach, width - reach),
+                  (ry + rh + reach, height - reach)][side or 0]
+        low, high = across[0], max(across[0] + 1, across[1])
+        along = (height if (side or 0) % 2 == 0 else width) * self.rng.uniform(0.2, 0.8)
+        first = self.rng.uniform(low, high)
+        return np.array([first, along] if (side or 0) % 2 == 0 else [along, first])
+
     def place(self, i: int, sampler: Callable[[int], np.ndarray], ignore: tuple[int, ...] = (),
               *, may_leave_frame: bool = False) -> bool:
         for _ in range(300):
@@ -573,12 +604,14 @@ class _Placer:
 
 
 def _lay_out(placer: _Placer, order: list[int], cut: int | None, cocked: int | None, lower: int | None,
-             upper: int | None) -> bool:
+             upper: int | None, outside: int | None = None) -> bool:
     """One attempt to place every die; False as soon as one does not fit."""
     rng, dice = placer.rng, placer.dice
     for die in dice:
         die.turn, die.base_z, die.motion = _rest_turn(rng), 0.0, (0.0, 0.0)
     if cut is not None and not placer.place(cut, placer.edge_point, may_leave_frame=True):
+        return False
+    if outside is not None and not placer.place(outside, placer.table_point):
         return False
     if lower is not None:
         dice[lower].turn = rotation((0, 0, 1), rng.uniform(0, 2 * np.pi))  # flat: a die must rest on it
@@ -602,12 +635,12 @@ def _place(rng: np.random.Generator, dice: list[_Die], hazards: frozenset[str], 
     pool = list(order)
     if "stacked" in hazards:
         roles["stacked_lower"], roles["stacked_upper"] = pool.pop(0), pool.pop(0)
-    for hazard in ("cut", "cocked", "blurred"):
+    for hazard in ("cut", "cocked", "blurred", "outside"):
         if hazard in hazards:
             roles[hazard] = pool.pop(0) if pool else order[0]
     for role, index in roles.items():
         dice[index].hazards.add(role.split("_")[0])
-    cut, cocked = roles.get("cut"), roles.get("cocked")
+    cut, cocked, outside = roles.get("cut"), roles.get("cocked"), roles.get("outside")
     lower, upper = roles.get("stacked_lower"), roles.get("stacked_upper")
 
     floor_area = max(scene.floor[2] * scene.floor[3], 1)
@@ -615,7 +648,7 @@ def _place(rng: np.random.Generator, dice: list[_Die], hazards: frozenset[str], 
         # Rejection sampling stalls long before the dice cover the floor: shrink crowded dice up front.
         crowding = sum((1.5 * die.size) ** 2 for die in dice) / floor_area
         placer = _Placer(rng, dice, scene)
-        if crowding < 0.8 and _lay_out(placer, order, cut, cocked, lower, upper):
+        if crowding < 0.8 and _lay_out(placer, order, cut, cocked, lower, upper, outside):
             break
         for die in dice:  # Too crowded: shrink the dice and try again.
             die.size *= 0.9
@@ -736,6 +769,9 @@ def _check_hazards(hazards: frozenset[str] | set[str]) -> frozenset[str]:
     unknown = sorted(hazards - HAZARDS)
     if unknown:
         raise RenderError(f"unknown hazard(s) {', '.join(unknown)}; expected some of {', '.join(sorted(HAZARDS))}")
+    if {"cut", "outside"} <= hazards:
+        raise RenderError("hazards cut and outside cannot go together: a cut die needs the tray's floor to reach the "
+                          "frame's edge, a die outside it the table in view beside the tray")
     return hazards
 
 
@@ -758,7 +794,7 @@ def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, f
     size = _check_size(size)
     hazards = _check_hazards(hazards)
     options = Look.from_options(look)
-    scene = _make_scene(streams["tray"], size, options, full_floor="cut" in hazards)
+    scene = _make_scene(streams["tray"], size, options, full_floor="cut" in hazards, outside="outside" in hazards)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, hazards, options, scene)
     hand = sample_hand(streams["hand"]) if "hand" in hazards else None
     clean, boxes, centres = _compose(scene, dice, hand)

@@ -84,7 +84,7 @@ class TrayWatcher:
         self.tray = (load_saved_tray(saved_in) if saved_in is not None else None) or configured
         self._frame_size: tuple[int, int] | None = None     # the frames' size: the tracker's tray is scaled to it
         self._last_frame: Any = None
-        self._tray_checked = False               # the region in use compared once with the tray in view
+        self._said_moved = False                 # "Tray moved?" said, and the tray not seen back in place since
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
         if self._custom is not None:
@@ -128,12 +128,14 @@ class TrayWatcher:
             # Said, not silently dropped: dice thrown while the companion started (it boots in ~30 s) would seem
             # ignored for no reason. Not said for the same throw read again: nothing new happened at the table.
             return update.state, STARTED_WITH_DICE
-        if not reading.dice and not self._tray_checked:
-            # The first empty tray since the start: the region set (calibrated, or found at the table) is compared
-            # with the tray in view. A camera or tray bumped since leaves dice by one wall "on the tray's rim", or
-            # out of the region, throw after throw: said once, for the players to find the tray again.
-            self._tray_checked = True
-            if self._tray_moved(frame):
+        if not reading.dice:
+            # An empty tray: the region set (calibrated, or found at the table) is compared with the tray in view.
+            # A camera or tray bumped since the start, or in the game, leaves dice by one wall "on the tray's rim",
+            # or out of the region, throw after throw: said once, for the players to find the tray again, and not
+            # again until the tray was seen back in place (~3.5 ms an emptied tray).
+            moved = self._tray_moved(frame)
+            said, self._said_moved = self._said_moved, moved
+            if moved and not said:
                 return update.state, TRAY_MOVED
         return update.state, None if no_throw else reading
 
@@ -180,7 +182,7 @@ class TrayWatcher:
         be saved: it is used all the same)."""
         self.tray = SavedTray(found.region, found.frame_size)
         self._frame_size = None                  # the tracker's region scaled again at the next frame
-        self._tray_checked = True
+        self._said_moved = False
         if self.saved_in is not None:
             save_tray(self.saved_in, self.tray)
 

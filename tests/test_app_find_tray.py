@@ -146,7 +146,7 @@ def test_a_grey_or_four_channel_camera_is_found_too(tmp_path: Path) -> None:
         assert found.region == watcher.find_tray().region
 
 
-def test_a_tray_that_moved_since_it_was_set_is_said_once_at_start(tmp_path: Path) -> None:
+def test_a_tray_that_moved_since_it_was_set_is_said_once_while_it_lasts(tmp_path: Path) -> None:
     from companion.app import TRAY_MOVED
 
     # Set on one tray (4,407,000: its rim 36 px in from the left), the camera now sees another (8 px in): the first
@@ -159,6 +159,20 @@ def test_a_tray_that_moved_since_it_was_set_is_said_once_at_start(tmp_path: Path
         watcher = TrayWatcher(config)
         readings = [r for frame in frames if (r := watcher(frame, "mex")[1]) is not None]
         assert readings == said
+    # In the game too, and once while it lasts: bumped, a throw and the tray emptied again (not said again), back in
+    # place, bumped again (said again).
+    from vision.virtual_tray import roll_frames
+
+    config = Config()
+    config = replace(config, camera=replace(config.camera, width=640, height=480, tray=find_tray_region(set_on)))
+    watcher = TrayWatcher(config)
+    throw = roll_frames(4_407_001, size=(640, 480), rolling=3, still=6)
+    # (A whole view changed looks, still, like a hand resting in the tray: the tracker reads it after its patience,
+    # vision.motion, hence 40 frames.)
+    blocks = [[set_on] * 40, [now] * 40, throw, [now] * 40, [set_on] * 40, [now] * 40]
+    said = [watcher(frame, "mex")[1] is TRAY_MOVED for block in blocks for frame in block]
+    starts = np.cumsum([0, *map(len, blocks)])
+    assert [int(np.searchsorted(starts, k, side="right")) - 1 for k, s in enumerate(said) if s] == [1, 5]
     # As the controller shows it: a message, and a short bottom line.
     controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay())
     controller.start()

@@ -171,11 +171,7 @@ class TrayWatcher:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         picture = Image.fromarray(cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
-        x, y, w, h = region
-        x0, y0 = min(round(x * scale), size[0] - 1), min(round(y * scale), size[1] - 1)
-        shown = (x0, y0, max(1, min(round((x + w) * scale), size[0]) - x0),
-                 max(1, min(round((y + h) * scale), size[1]) - y0))
-        return FoundTray(region, (width, height), picture, shown)
+        return FoundTray(region, (width, height), picture, _scaled(region, scale, scale, size))
 
     def use_tray(self, found: FoundTray) -> None:
         """Watch and read the tray found from now on, and save it for the next start (DiceCompanionError if it cannot
@@ -215,8 +211,14 @@ def tray_in_frame(tray: SavedTray | None, size: tuple[int, int]) -> tuple[int, i
         raise ConfigError(f"the camera gives {size[0]}x{size[1]} frames, not the {calibrated[0]}x{calibrated[1]} view "
                           f"the tray was found in: find the tray again (menu), or set [camera] width and height to "
                           f"{size[0]} and {size[1]} and calibrate again (dice-companion calibrate --write)")
-    sx, sy = size[0] / calibrated[0], size[1] / calibrated[1]
-    x, y, w, h = tray.region
+    return _scaled(tray.region, size[0] / calibrated[0], size[1] / calibrated[1], size)
+
+
+def _scaled(region: tuple[int, int, int, int], sx: float, sy: float, size: tuple[int, int]
+            ) -> tuple[int, int, int, int]:
+    """A region (x, y, w, h) scaled by sx and sy, its edges rounded, kept inside a frame of `size` and at least a
+    pixel wide and high."""
+    x, y, w, h = region
     x0, y0 = min(round(x * sx), size[0] - 1), min(round(y * sy), size[1] - 1)
     return x0, y0, max(1, min(round((x + w) * sx), size[0]) - x0), max(1, min(round((y + h) * sy), size[1]) - y0)
 
@@ -285,6 +287,15 @@ def _keyboard_with_throw(camera: VirtualTrayCamera | None) -> Any:
             super().feed(data)
 
     return ThrowingKeyboard()
+
+
+def camera_choice(camera_args: list[str] | None, default: str) -> tuple[str, str | None]:
+    """The camera kind and replay path an option `--camera KIND [PATH]` names (`default` without it)."""
+    if not camera_args:
+        return default, None
+    if len(camera_args) > 2:
+        raise ConfigError("--camera takes a kind and, for replay, one path")
+    return camera_args[0], camera_args[1] if len(camera_args) == 2 else None
 
 
 def build_camera(kind: str, replay_path: str | None, config: Config, game: str, twin: bool) -> Any:
@@ -390,10 +401,7 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
     from hardware.signals import GpioSignals, SignalTwin
 
     setup = setup_from_config(config)
-    camera_kind = camera_args[0] if camera_args else ("virtual" if twin else config.camera.source)
-    if camera_args and len(camera_args) > 2:
-        raise ConfigError("--camera takes a kind and, for replay, one path")
-    replay_path = camera_args[1] if camera_args and len(camera_args) == 2 else None
+    camera_kind, replay_path = camera_choice(camera_args, "virtual" if twin else config.camera.source)
     # The screen first: whatever else fails to start is then shown on it.
     display = build_display(config, twin)
     opened: list[Any] = [display]

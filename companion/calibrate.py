@@ -101,17 +101,14 @@ def _frame(args: argparse.Namespace, config: Config) -> tuple[np.ndarray, str]:
         if isinstance(image, str):
             raise CalibrationError(f"{args.image}: {image}")
         return image, args.image
-    kind = args.camera[0] if args.camera else config.camera.source
-    if args.camera and len(args.camera) > 2:
-        raise CalibrationError("--camera takes a kind and, for replay, one path")
+    from companion.app import build_camera, camera_choice
+
+    kind, replay_path = camera_choice(args.camera, config.camera.source)
     if kind == "virtual":
         from vision.virtual_tray import empty_tray
 
         return empty_tray(0, size=(config.camera.width, config.camera.height)), "the virtual tray (empty)"
-    from companion.app import build_camera
-
-    camera = build_camera(kind, args.camera[1] if args.camera and len(args.camera) == 2 else None, config,
-                          config.game.kind, twin=False)
+    camera = build_camera(kind, replay_path, config, config.game.kind, twin=False)
     try:
         return _settled_frame(camera, live=kind in ("picamera2", "webcam")), f"the {kind} camera"
     finally:

@@ -133,9 +133,15 @@ def _check_camera(camera: CameraConfig, source: str) -> None:
         raise ConfigError(f"{source}: [camera] width {w} and height {h} are {max(w, h) / min(w, h):.1f} to 1; the "
                           f"reader takes frames at most {CAMERA_MAX_ASPECT:g} to 1 (4:3 or 16:9, upright or on their "
                           "side)")
-    if tray and (tray[0] < 0 or tray[1] < 0 or tray[0] + tray[2] > w or tray[1] + tray[3] > h):
+    if tray and not region_fits(tray, w, h):
         raise ConfigError(f"{source}: [camera] tray {list(tray)} does not fit the camera's {w}x{h} frame "
                           "(x, y, width and height in the frame's pixels: measure it again on a camera frame)")
+
+
+def region_fits(region: tuple[int, ...], width: int, height: int) -> bool:
+    """Whether a region (x, y, w, h) lies inside a width x height frame, at least a pixel wide and high."""
+    x, y, w, h = region
+    return x >= 0 and y >= 0 and w > 0 and h > 0 and x + w <= width and y + h <= height
 
 
 def _build_section(section: str, cls: type, table: dict[str, Any], source: str) -> Any:

@@ -13,6 +13,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.config import region_fits
 from companion.errors import DiceCompanionError
 from companion.files import write_whole
 
@@ -35,9 +36,8 @@ def load_saved_tray(directory: Path) -> SavedTray | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         region = tuple(int(v) for v in data["tray"])
         frame_size = tuple(int(v) for v in data["frame"])
-        x, y, w, h = region
         width, height = frame_size
-        if min(x, y) < 0 or w <= 0 or h <= 0 or x + w > width or y + h > height:
+        if len(region) != 4 or not region_fits(region, width, height):
             raise ValueError(f"the region {list(region)} does not fit a {width}x{height} frame")
     except (OSError, ValueError, KeyError, TypeError) as err:
         log.warning("%s is not a saved tray (%s): the config's [camera] tray is used", path, err)

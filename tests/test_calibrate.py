@@ -169,3 +169,11 @@ def test_with_setting_sets_the_tray_and_changes_nothing_else(text: str, corner: 
     after = parse_config(with_setting(text, "camera", "tray", "[" + ", ".join(map(str, tray)) + "]"))
     assert after.camera.tray == tuple(tray)
     assert replace(after, camera=replace(after.camera, tray=before.camera.tray)) == before
+
+
+def test_a_camera_option_with_too_many_words_is_refused_by_name(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    assert cli_main(["calibrate", "--config", str(config), "--camera", "replay", "a", "b", "--write"]) == 2
+    assert "--camera takes a kind and, for replay, one path" in capsys.readouterr().err
+    assert config.read_text() == CONFIG

@@ -266,8 +266,12 @@ def find_big_spots(work: np.ndarray, tray: tuple[int, int, int, int] | None = No
 
 
 def _in_tray(spot: Spot, tray: tuple[int, int, int, int] | None) -> bool:
-    return tray is None or (tray[0] <= spot.centre[0] < tray[0] + tray[2] and
-                            tray[1] <= spot.centre[1] < tray[1] + tray[3])
+    return tray is None or inside_tray(spot.centre, tray)
+
+
+def inside_tray(point: tuple[float, float], tray: tuple[int, int, int, int]) -> bool:
+    """Whether a point (x, y) lies in the tray region (x, y, w, h): where a die's centre must be to be read."""
+    return tray[0] <= point[0] < tray[0] + tray[2] and tray[1] <= point[1] < tray[1] + tray[3]
 
 
 def located_dice(work: np.ndarray, spots: list[Spot], tray: tuple[int, int, int, int] | None = None,

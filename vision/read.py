@@ -29,7 +29,16 @@ import numpy as np
 from companion.errors import DiceCompanionError
 from vision.dice_geometry import overlapping_dice
 from vision.flat import first_look_net, flat_net
-from vision.locate import FAINT_PEAK, check_tray, find_dice, locator, second_locator, strongest_unclaimed_peak, to_work
+from vision.locate import (
+    FAINT_PEAK,
+    check_tray,
+    find_dice,
+    inside_tray,
+    locator,
+    second_locator,
+    strongest_unclaimed_peak,
+    to_work,
+)
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
 from vision.read_dice import FOREIGN_DIE, ReadDie, doubt, read_dice
@@ -158,9 +167,7 @@ def with_dice_outside_the_tray(work: np.ndarray, tray: tuple[int, int, int, int]
     maps of the frame, `seen`) and the classifier reads as a sure face, the most surely seen first, each said to be
     outside the tray: a die rolled off onto the table. Asked only of a throw short of dice: a spare die left beside
     the tray is no die of the throw, and a whole throw inside the tray is read without a look beyond it."""
-    x, y, w, h = tray
-    beyond = find_dice(work, None, faint=None, seen=seen,
-                       wanted=lambda c: not (x <= c[0] < x + w and y <= c[1] < y + h))
+    beyond = find_dice(work, None, faint=None, seen=seen, wanted=lambda centre: not inside_tray(centre, tray))
     found = [d for d in read_dice(work, beyond, model) if d.guess.sure and d.guess.appearance is not None]
     found.sort(key=lambda d: -d.candidate.probability)
     return dice + [replace(d, outside=True) for d in found[:missing]]

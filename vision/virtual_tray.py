@@ -518,13 +518,13 @@ class _Placer:
         width, height = self.scene.size
         rx, ry, rw, rh = self.scene.rim
         reach = self.radius(i, self.centre) + 2
-        side = self.scene.outside
-        across = [(reach, rx - reach), (reach, ry - reach), (rx + rw + reach, width - reach),
-                  (ry + rh + reach, height - reach)][side or 0]
-        low, high = across[0], max(across[0] + 1, across[1])
-        along = (height if (side or 0) % 2 == 0 else width) * self.rng.uniform(0.2, 0.8)
+        side = self.scene.outside or 0          # set whenever a die is to lie outside (_make_scene)
+        low, high = [(reach, rx - reach), (reach, ry - reach), (rx + rw + reach, width - reach),
+                     (ry + rh + reach, height - reach)][side]
+        high = max(low + 1, high)
+        along = (height if side % 2 == 0 else width) * self.rng.uniform(0.2, 0.8)
         first = self.rng.uniform(low, high)
-        return np.array([first, along] if (side or 0) % 2 == 0 else [along, first])
+        return np.array([first, along] if side % 2 == 0 else [along, first])
 
     def place(self, i: int, sampler: Callable[[int], np.ndarray], ignore: tuple[int, ...] = (),
               *, may_leave_frame: bool = False) -> bool:

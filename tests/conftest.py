@@ -3,14 +3,25 @@
 `shared_photos` points at the read-only real-photo set beside the checkout (../shared/data/tray-d6-photos);
 tests that need it skip cleanly when a user cloned the project without it. The few photos the suite always
 needs are copied into tests/data/ with their licence.
+
+Property tests run under a hypothesis profile named by HYPOTHESIS_PROFILE: "ci" by default (derandomized, so
+the suite passes or fails the same on every machine and run), "explore" for scripts/explore.sh (random draws,
+every failure printed with the blob that reproduces it).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from budget import examples
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, database=None, print_blob=True, max_examples=examples(100))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_DATA = REPO / "tests" / "data"

@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,7 +160,7 @@ def config_texts(draw: st.DrawFn) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=config_texts(), corner=st.tuples(st.integers(0, 200), st.integers(0, 200)),
        size=st.tuples(st.integers(1, 270), st.integers(1, 270)))
 def test_with_setting_sets_the_tray_and_changes_nothing_else(text: str, corner: tuple[int, int],

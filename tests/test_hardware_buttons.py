@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from budget import examples
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 from hypothesis import given, settings
@@ -146,7 +147,7 @@ def test_all_backends_can_share_one_queue() -> None:
 ACTIONS = st.lists(st.tuples(st.sampled_from(BUTTON_NAMES), st.sampled_from(["press", "hold"])), max_size=12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(actions=ACTIONS)
 def test_twin_reports_exactly_the_actions_performed(actions: list[tuple[str, str]]) -> None:
     with ButtonTwin(hold_seconds=0.8, bounce_seconds=0.03) as button_twin:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,7 @@ from companion.rules.values import EXCAPE_DIE_A, EXCAPE_DIE_B
 
 MAX_EVENTS = 700
 PROBE_WORDS = ("reroll", "stop", "end-round", "count pips", "count mex", *(f"place {n}" for n in range(7)))
-PROPERTY_SETTINGS = settings(max_examples=30, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=examples(30), deadline=None)
 
 
 def random_faces(game: Game, rng: random.Random, previous: tuple[str, str] | None) -> tuple[str, str]:
@@ -186,7 +187,7 @@ def test_random_rapido_games_keep_every_invariant(seed, goal, xx_first, zero_sha
     check_replays(game, seed)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 2**32))
 def test_random_excape_games_with_a_small_goal_end(seed):
     game = play_random_game(GameSetup("excape", names[:3], {"goal": 6}), seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -300,7 +301,7 @@ def expected_reads(moved: list[bool], still_frames: int, places: list[tuple[int,
     return reads_at
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(segments=st.lists(st.tuples(st.sampled_from(["move", "pass", "still"]), st.integers(1, 7)), min_size=1,
                          max_size=8),
        still_frames=st.integers(1, 4), seed=st.integers(0, 1000))

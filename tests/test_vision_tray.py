@@ -11,7 +11,8 @@ import itertools
 import cv2
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from budget import examples
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from companion.errors import DiceCompanionError
@@ -314,10 +315,12 @@ def test_bad_seed_and_frame_counts() -> None:
         roll_frames(1, rolling=-2)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6), model=st.sampled_from([D6, EXCAPE]), n_dice=st.integers(2, 6),
        size=st.sampled_from([(320, 240), (400, 400), (480, 270)]),
        hazards=st.frozensets(st.sampled_from(sorted(DIE_HAZARDS | {"hand"}))))
+# Drawn once in CI: the cocked die was sent to lean on the die lying outside the tray, and never fit.
+@example(seed=1697, model=EXCAPE, n_dice=4, size=(320, 240), hazards=frozenset({"outside", "stacked", "cocked"}))
 def test_any_request_gives_consistent_truth(seed: int, model: DieModel, n_dice: int, size: tuple[int, int],
                                             hazards: frozenset[str]) -> None:
     if {"cut", "outside"} <= hazards:

@@ -620,7 +620,8 @@ def _lay_out(placer: _Placer, order: list[int], cut: int | None, cocked: int | N
     for i in order:
         if i not in placer.placed and i not in (cocked, upper) and not placer.place(i, placer.near_point):
             return False
-    if cocked is not None and not placer.leaning(cocked, [j for j in placer.placed if j not in (cut, lower)]):
+    # A cocked die leans on a die in the tray: not the one cut by the frame, under another, or on the table.
+    if cocked is not None and not placer.leaning(cocked, [j for j in placer.placed if j not in (cut, lower, outside)]):
         return False
     return upper is None or lower is None or placer.on_top_of(upper, lower)
 

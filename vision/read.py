@@ -124,10 +124,10 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dark dice seen only by a pip; box each die left unsure again with the second locator; when fewer dice are found
     than the `expect` thrown, or the dice thrown are not known, ask the second locator (a dark frame read with no
     count, in the frame with its shadows lifted; a frame not dark only when the locator's map peaks at FAINT_PEAK
-    or more where no die was read), and a throw still short of dice again in the frame with its shadows lifted
-    (none of these second looks for a taught die: its faces are matched to crops cut at the die's size, and a die
-    in a box too big for it matched another face, sure, in the tests, where the face net learned dice at many
-    sizes).
+    or more where no die was read), and a throw still short of dice again in the frame with its shadows lifted,
+    then there for spots as faint as FAINT_PEAK (vision.second_looks, session 33) (none of these second looks for a
+    taught die: its faces are matched to crops cut at the die's size, and a die in a box too big for it matched
+    another face, sure, in the tests, where the face net learned dice at many sizes).
 
     With no count, a frame not dark whose locator map stays under FAINT_PEAK outside every die read is not looked
     over again: on the tuning sets the second locator added no die to such a frame. Read with the look over every
@@ -156,6 +156,8 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
         dice = with_dice_the_second_locator_finds(work, tray, dice, model)
     if len(dice) < expect:
         dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True)
+    if len(dice) < expect:
+        dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True, threshold=FAINT_PEAK)
     if len(dice) < expect and tray is not None:
         dice = with_dice_outside_the_tray(work, tray, seen, dice, model, expect - len(dice))
     return dice

@@ -17,10 +17,13 @@ from pathlib import Path
 
 import pytest
 from budget import examples
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", derandomize=False, database=None, print_blob=True, max_examples=examples(100))
+# No deadline and no too-slow health check: CI's machine may be slower than the one a test was written on, and a
+# property test is about what the code does, not how fast (speed lives in the benchmarks).
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "database": None, "print_blob": True}
+settings.register_profile("ci", derandomize=True, **_UNTIMED)
+settings.register_profile("explore", derandomize=False, max_examples=examples(100), **_UNTIMED)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent

@@ -430,4 +430,9 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # Run the importable module's main, not this copy's: the records it saves then name their classes
+    # vision.training.tuning.SetRecord, not __main__.SetRecord, and any script can load them. (Records saved before
+    # still load here: this copy, __main__, defines the same classes.)
+    from vision.training import tuning
+
+    sys.exit(tuning.main(sys.argv[1:]))

@@ -123,6 +123,13 @@ class TrayWatcher:
         # journal already), or that lie as they did when last read (the same throw, read again after something
         # changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
         no_throw = update.was_there or reading.lies_as(self._last_reading)
+        if update.occupied and reading.dice and not no_throw:
+            # Read only because a hand (or arm) lay still in the tray past the tracker's patience: dice half under
+            # it read as other faces, and counted, it was a throw nobody made, and the dice as they lay before it
+            # came in a second one once it left. Said, not counted, and not remembered as the tray's last throw.
+            # (A stale empty reference, a lamp lit since, makes every settle look so until an empty tray is read:
+            # that costs one throw thrown again.)
+            return update.state, HAND_IN_TRAY
         self._last_reading = reading
         if update.was_there and reading.dice:
             # Said, not silently dropped: dice thrown while the companion started (it boots in ~30 s) would seem
@@ -189,6 +196,9 @@ class TrayWatcher:
 TRAY_MOVED_SHIFT = 0.04
 TRAY_MOVED = NotAThrow("The tray in view is not where it was set: Menu, Find the tray.",
                        "tray moved? menu: find it", "Tray moved?")
+
+HAND_IN_TRAY = NotAThrow("Something large lay still in the tray (a hand?): not counted. Clear it and throw again.",
+                         "hand in tray? throw again", "Hand in tray?")
 
 STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",
                               "dice at start not counted")

@@ -378,6 +378,22 @@ def test_an_x_bust_says_who_goes_back_and_the_next_player(tmp_path: Path) -> Non
     assert journal_lines(controller)[-1] == "roll 1 X"
 
 
+def test_dice_read_under_a_resting_hand_are_said_not_to_count(tmp_path: Path) -> None:
+    # The watcher read a tray a hand lay still in (the tracker's patience ran out): no roll, a legible screen that
+    # says why and what to do, the bottom line kept short once the message's time is up.
+    from companion.app import HAND_IN_TRAY
+
+    controller, _ = make(tmp_path)
+    before = journal_lines(controller)
+    controller.on_reading(HAND_IN_TRAY)
+    assert journal_lines(controller) == before
+    text = screen(controller)
+    assert "Hand in tray?" in text and "throw again" in text
+    controller.message_until = controller.clock()
+    controller.tick()
+    assert controller.notice == "hand in tray? throw again" and "throw again" in screen(controller)
+
+
 def test_dice_found_in_the_tray_at_start_are_said_not_to_count(tmp_path: Path) -> None:
     # Dice thrown while the companion boots (or the last throw, after a power cut) are read but no roll: the players
     # are told, on a legible screen, and the game is as it was.

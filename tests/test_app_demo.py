@@ -11,6 +11,7 @@ from PIL import Image
 from companion.app import STARTED_WITH_DICE, TrayWatcher, VirtualTrayCamera, build_camera
 from companion.cli import main as cli_main
 from companion.config import Config
+from companion.controller import NotAThrow
 from companion.demo import gif_durations, play_demo
 from companion.errors import ConfigError
 from companion.replay import replay_text
@@ -104,6 +105,62 @@ def test_a_throw_read_again_after_a_lamp_is_lit_is_not_a_second_roll() -> None:
             readings.append(sorted(reading.faces))
     assert reads[-1] == 3                       # the throw, the lamp-lit tray, the next throw: each read
     assert readings == [["3", "5"], ["6", "6"]]
+
+
+def _said(watcher: TrayWatcher, frames: list[np.ndarray]) -> list[object]:
+    """What the watcher reports over the frames: each throw's faces, or a NotAThrow's title."""
+    said: list[object] = []
+    for frame in frames:
+        _, reading = watcher(frame, "mex")
+        if reading is not None:
+            said.append(reading.title if isinstance(reading, NotAThrow) else sorted(reading.faces))
+    return said
+
+
+def test_a_hand_resting_over_the_dice_is_no_throw() -> None:
+    # A player's hand rests still in the tray over the dice of the throw just read, longer than the tracker's
+    # patience. Read then, a 5 half under the hand read as a sure 2 (fresh seed 4,570,037): counted, it was a throw
+    # nobody made, and the dice as they lay, read once the hand left, a second one. It is said, and not counted.
+    from vision.models import D6
+    from vision.virtual_tray import render_tray, roll_frames
+
+    seed, faces, size = 4_570_037, ["6", "5"], (320, 240)
+    empty = render_tray(seed, D6, n_dice=0, size=size, clean=True).image
+    throw = roll_frames(seed, D6, faces=faces, size=size, rolling=3, still=5, clean=True)
+    hand = render_tray(seed, D6, faces=faces, size=size, hazards=frozenset({"hand"}), clean=True).image
+    watcher = TrayWatcher(Config())
+    patience = watcher.tracker.hand_patience
+    assert _said(watcher, [empty] * 5 + throw) == [["5", "6"]]
+    assert _said(watcher, [hand] * (patience + 10)) == ["Hand in tray?"]
+    assert _said(watcher, [throw[-1]] * 6) == []             # it left: the dice as they were read, no new throw
+    assert _said(watcher, roll_frames(seed, D6, faces=["2", "1"], size=size, rolling=3, still=5, clean=True)) \
+        == [["1", "2"]]                                     # the next throw counts
+
+
+def test_a_camera_bumped_since_the_tray_was_seen_empty_costs_one_throw_thrown_again() -> None:
+    # The tray's empty look, the tracker's reference for a resting hand, is stale once the camera was bumped (the
+    # view shifted by a few pixels): the next throw looks like dice under a hand, and is said so, not counted.
+    # Cleared, the tray is seen empty as it now looks, and the throw made again counts. (A lamp lit beside the tray
+    # is no such change: the tracker takes a change of light out.)
+    import cv2
+
+    from vision.models import D6
+    from vision.virtual_tray import render_tray, roll_frames
+
+    size, shift = (320, 240), np.float32([[1, 0, 8], [0, 1, 5]])
+
+    def bumped(frames: list[np.ndarray]) -> list[np.ndarray]:
+        return [cv2.warpAffine(f, shift, size, borderMode=cv2.BORDER_REPLICATE) for f in frames]
+
+    empty = render_tray(25, D6, n_dice=0, size=size, clean=True).image
+    throw = roll_frames(25, D6, faces=["3", "4"], size=size, rolling=3, still=5, clean=True)
+    watcher = TrayWatcher(Config())
+    assert _said(watcher, [empty] * 5) == []
+    patience = watcher.tracker.hand_patience
+    again = bumped(throw[:3]) + bumped(throw[-1:]) * (patience + 10)
+    assert _said(watcher, again) == ["Hand in tray?"]
+    assert _said(watcher, bumped([empty]) * (patience + 10)) == [[]]    # an empty tray: no roll (the controller)
+    assert _said(watcher, again) == [["3", "4"]]
 
 
 def test_the_throw_lying_in_the_tray_after_a_power_cut_is_not_counted_again() -> None:

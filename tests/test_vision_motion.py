@@ -104,9 +104,11 @@ def test_a_still_hand_is_read_after_the_patience_runs_out() -> None:
     hand = with_noise(render_tray(9, D6, n_dice=0, size=SIZE, hazards=frozenset({"hand"})).image.astype(float),
                       12, 2.0, seed=2)
     tracker = MotionTracker(still_frames=2, hand_patience=5)
-    run(tracker, empty, dice_found=0)
+    assert not any(u.occupied for u in run(tracker, empty, dice_found=0))
     updates = run(tracker, hand)
     assert len(reads(updates)) == 1
+    # Read, and said to be read with something large still lying in the tray: what it shows is no throw to count.
+    assert updates[reads(updates)[0]].occupied
 
 
 @pytest.mark.parametrize("sigma", [2.0, 6.0])

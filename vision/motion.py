@@ -21,7 +21,8 @@ last throw still lies in the tray, and its roll is in the journal already.
 A hand is a big change reaching in over the edge of the view (rolling, hand=True). A hand that rests still in
 the tray is caught once the tray is known empty: the frame the reader found empty becomes a reference, and a
 settle that differs from it in one large area reaching in over the edge is not read (for at most `hand_patience`
-frames, so a stale reference cannot block reading for ever).
+frames, so a stale reference cannot block reading for ever). A settle read once the patience ran out, still
+looking so, says `occupied`: what it shows may lie under a hand, and is no throw to count (companion.app).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class MotionUpdate:
     hand: bool = False         # a change or occupation big enough to be a hand or arm in the tray
     still_frames: int = 0      # consecutive frames without motion, this one included
     was_there: bool = False    # read_now for what lay in the tray before anything moved: no throw seen happening
+    occupied: bool = False     # read_now though something large still lay in the tray after hand_patience frames
 
 
 class MotionTracker:
@@ -158,7 +160,8 @@ class MotionTracker:
             # Still, but either already read (state stays) or not yet still for long enough.
             return MotionUpdate(self._state, False, changed, self._blocked > 0, self._still)
 
-        if self._looks_occupied(small) and self._blocked < self.hand_patience:
+        occupied = self._looks_occupied(small)
+        if occupied and self._blocked < self.hand_patience:
             self._blocked += 1
             self._state = "rolling"
             return MotionUpdate("rolling", False, changed, True, self._still)
@@ -173,7 +176,7 @@ class MotionTracker:
         self._asked = False
         self._state = "settled"
         self._awaiting = small
-        return MotionUpdate("settled", True, changed, False, self._still, was_there)
+        return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
     def _as_last_read(self, small: np.ndarray) -> bool:
         """Does the still scene look as the frame last read did (no more pixels changed than still frames show)?"""

@@ -127,8 +127,8 @@ class TrayWatcher:
             # Read only because a hand (or arm) lay still in the tray past the tracker's patience: dice half under
             # it read as other faces, and counted, it was a throw nobody made, and the dice as they lay before it
             # came in a second one once it left. Said, not counted, and not remembered as the tray's last throw.
-            # (A stale empty reference, a lamp lit since, makes every settle look so until an empty tray is read:
-            # that costs one throw thrown again.)
+            # (A stale empty reference, the camera bumped since the tray was seen empty, makes a settle look so until
+            # an empty tray is read again: that costs one throw thrown again. A lamp does not: light is taken out.)
             return update.state, HAND_IN_TRAY
         self._last_reading = reading
         if update.was_there and reading.dice:

@@ -378,34 +378,24 @@ def test_an_x_bust_says_who_goes_back_and_the_next_player(tmp_path: Path) -> Non
     assert journal_lines(controller)[-1] == "roll 1 X"
 
 
-def test_dice_read_under_a_resting_hand_are_said_not_to_count(tmp_path: Path) -> None:
-    # The watcher read a tray a hand lay still in (the tracker's patience ran out): no roll, a legible screen that
-    # says why and what to do, the bottom line kept short once the message's time is up.
-    from companion.app import HAND_IN_TRAY
+@pytest.mark.parametrize(("name", "said", "bottom"), [
+    # Dice thrown while the companion boots (or the last throw, after a power cut).
+    ("STARTED_WITH_DICE", ("Not counted", "the next throw is"), "dice at start not counted"),
+    # A tray read with a hand lying still in it (the tracker's patience ran out).
+    ("HAND_IN_TRAY", ("Hand in tray?", "throw again"), "hand in tray? throw again"),
+])
+def test_a_tray_read_but_no_throw_is_said_not_to_count(tmp_path: Path, name: str, said: tuple[str, str],
+                                                       bottom: str) -> None:
+    # Read but no roll: the players are told why and what to do, on a legible screen, and the game is as it was;
+    # once the message's time is up, the bottom line keeps it short.
+    import companion.app
 
     controller, _ = make(tmp_path)
     before = journal_lines(controller)
-    controller.on_reading(HAND_IN_TRAY)
+    controller.on_reading(getattr(companion.app, name))
     assert journal_lines(controller) == before
     text = screen(controller)
-    assert "Hand in tray?" in text and "throw again" in text
+    assert all(fragment in text for fragment in said)
     controller.message_until = controller.clock()
     controller.tick()
-    assert controller.notice == "hand in tray? throw again" and "throw again" in screen(controller)
-
-
-def test_dice_found_in_the_tray_at_start_are_said_not_to_count(tmp_path: Path) -> None:
-    # Dice thrown while the companion boots (or the last throw, after a power cut) are read but no roll: the players
-    # are told, on a legible screen, and the game is as it was.
-    from companion.app import STARTED_WITH_DICE
-
-    controller, _ = make(tmp_path)
-    before = journal_lines(controller)
-    controller.on_reading(STARTED_WITH_DICE)
-    assert journal_lines(controller) == before
-    text = screen(controller)
-    assert "Not counted" in text and "the next throw is" in text
-    now = controller.clock()
-    controller.message_until = now          # the message's time is up: the bottom line keeps it short
-    controller.tick()
-    assert controller.notice == "dice at start not counted" and "not counted" in screen(controller)
+    assert controller.notice == bottom and bottom in screen(controller)

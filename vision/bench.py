@@ -12,9 +12,9 @@ Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the 
 tray (on the table beside it, read with the tray's region calibrated: the box of its rim as drawn), read with the
 number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no such
 tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
-Throws: two dice at a time, of any look and black on dark felt (the Mex table's hardest look), read expecting two as
-the companion's tables read a throw: dice read right and silently wrong, throws accepted, and throws accepted whose
-faces are not those thrown (the game counts another throw).
+Throws: two dice at a time, d6 of any look and black on dark felt (the Mex table's hardest look) and Excape's dice of
+any look, read expecting two as the companion's tables read a throw: dice read right and silently wrong, throws
+accepted, and throws accepted whose faces are not those thrown (the game counts another throw).
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960 over 40 frames
 of 2-20 dice, each read SPEED_READS times, its 90th percentile and its median by number of dice, and the motion
 tracker's per frame (it sees every camera frame; read_tray runs once a throw), and that median as a multiple of a
@@ -185,7 +185,9 @@ HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read 
 
 # Throws as the companion's tables read them: two dice, read expecting two (vision.read asks its second locator for a
 # die missing from such a throw). Name, model, look.
-THROW_SETS = (("d6, any look", D6, {}), ("black d6 on dark felt", D6, {"die_colour": "black", "tray": "felt"}))
+# Excape's throws too: the table reads both games' throws (its rows' seeds follow in THROW_SETS' order).
+THROW_SETS = (("d6, any look", D6, {}), ("black d6 on dark felt", D6, {"die_colour": "black", "tray": "felt"}),
+              ("excape, any look", EXCAPE, {}))
 THROW_SEED_START = BENCH_SEED_START + 700_000
 CALIBRATION_SEED_START = BENCH_SEED_START + 900_000
 CALIBRATION_IOU = 0.95

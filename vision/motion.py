@@ -36,12 +36,17 @@ import numpy as np
 from companion.errors import DiceCompanionError
 
 MotionState = Literal["empty", "rolling", "settled", "read"]
-# A frame whose grey levels (shrunk and blurred) all lie under this is black, all over 255 less it white (a sensor
-# starting overexposed): no picture of the tray yet. Not a narrow range of grey: an empty tray of even felt filling
-# the view, evenly lit, spans as little as 6 grey levels (virtual tray 4), and must be watched. Frames of an exposure
-# ramp at 5% of full light reach 7-12 (20 virtual trays): skipped or compared, either way harmless (a change of
-# exposure is taken out).
+# A frame whose levels (here shrunk and blurred; raw where vision.tray_region looks for the tray) all lie under this
+# is black, all over 255 less it white (a sensor starting overexposed): no picture of the tray yet. Not a narrow
+# range of grey: an empty tray of even felt filling the view, evenly lit, spans as little as 6 grey levels (virtual
+# tray 4), and must be watched. Frames of an exposure ramp at 5% of full light reach 7-12 (20 virtual trays):
+# skipped or compared, either way harmless (a change of exposure is taken out).
 BLACK_LEVEL = 10.0
+
+
+def shows_no_picture(image: np.ndarray) -> bool:
+    """Whether an image is all black or all white (BLACK_LEVEL): a camera's first frames, a covered lens."""
+    return float(image.max()) < BLACK_LEVEL or float(image.min()) > 255 - BLACK_LEVEL
 
 
 class MotionError(DiceCompanionError):
@@ -134,7 +139,7 @@ class MotionTracker:
 
     def update(self, frame: np.ndarray) -> MotionUpdate:
         small = self._shrink(frame)
-        if float(small.max()) < BLACK_LEVEL or float(small.min()) > 255 - BLACK_LEVEL:
+        if shows_no_picture(small):
             # No picture (a camera's first frames, black or white until its exposure settles; the lens covered):
             # nothing to compare. Else the tray's first picture after one is "motion", and the throw lying there
             # since before a power cut would be read as a new one.

@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
+from vision.motion import shows_no_picture
 from vision.read import ReadError, checked_image
 
 WORK_WIDTH = 160        # px: the frame is judged this wide (a tray's edges are long; dice and grain are smoothed away)
@@ -48,7 +49,6 @@ EDGE = 0.12             # log-brightness range over 3x3 work pixels that marks a
 WALL_REACH = 0.12       # of the frame's shorter side: how far beyond the floor's edge walls are looked for
 EDGE_WIDTH = 6          # work px: the widest band of edge pixels crossed from the floor to a wall
 FLOOR_MIDDLE = 0.2      # of the frame's middle third, at least, the floor must cover: else there is no tray there
-BLACK_LEVEL = 10        # grey levels: a frame darker than this everywhere shows nothing (a covered lens)
 # A patch across the floor's edge is the floor in a shadow (a low lamp, the sun) when it reaches SHADOW_THICK of the
 # frame's shorter side from its own edges somewhere, and has the floor's chromaticities within SHADOW_CHROMA: a
 # shadow darkens a colour, and a wall's shade too, so only its width tells them apart. On the 200 tuning trays, 291
@@ -71,7 +71,7 @@ def find_tray_region(frame: np.ndarray) -> tuple[int, int, int, int]:
         frame = checked_image(frame)
     except ReadError as error:
         raise TrayRegionNotFound(str(error)) from error
-    if int(frame.max()) < BLACK_LEVEL or int(frame.min()) > 255 - BLACK_LEVEL:
+    if shows_no_picture(frame):
         raise TrayRegionNotFound("the frame is all black or all white: is the lens covered, or the light off?")
     h0, w0 = frame.shape[:2]
     scale = WORK_WIDTH / w0

@@ -1025,12 +1025,13 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     expected = read_tray(rendered.image, D6, expect=2)
     assert expected.status == "ok" and len(expected.dice) == 2
 
-    asked: list[tuple[bool, bool] | tuple[bool, bool, float]] = []
+    asked: list[tuple[bool, bool] | tuple[bool, bool, tuple[float, ...], int | None]] = []
 
     def not_asked(work: np.ndarray, tray: object, dice: list[ReadDie], model: DieModel, count_known: bool = True,
-                  shadows_lifted: bool = False, threshold: float = PEAK_PROBABILITY) -> list[ReadDie]:
-        asked.append((count_known, shadows_lifted) if threshold == PEAK_PROBABILITY else
-                     (count_known, shadows_lifted, threshold))
+                  shadows_lifted: bool = False, thresholds: tuple[float, ...] = (PEAK_PROBABILITY,),
+                  thrown: int | None = None) -> list[ReadDie]:
+        asked.append((count_known, shadows_lifted) if thresholds == (PEAK_PROBABILITY,) and thrown is None else
+                     (count_known, shadows_lifted, thresholds, thrown))
         return dice
 
     monkeypatch.setattr(read, "with_dice_the_second_locator_finds", not_asked)
@@ -1043,7 +1044,7 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     # Still short after its look, the throw is looked at again in the frame with its shadows lifted, then there for
     # fainter spots; with no count, a dark frame (this one, felt) is looked over with its shadows lifted instead of
     # as it is.
-    assert asked == [(True, False), (True, True), (True, True, FAINT_PEAK), (False, True)]
+    assert asked == [(True, False), (True, True, (PEAK_PROBABILITY, FAINT_PEAK), 2), (False, True)]
     # A frame not dark is looked over as it is, when the locator's map peaks where no die was read; where it stays
     # faint everywhere else, the second locator found no die on the tuning sets, and is not asked.
     monkeypatch.setattr(read, "is_dark", lambda work, tray: False)
@@ -1052,7 +1053,26 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
     assert asked[-1] == (False, False)
     monkeypatch.setattr(read, "strongest_unclaimed_peak", lambda seen, dice, tray: FAINT_PEAK - 0.01)
     read_tray(rendered.image, D6)
-    assert len(asked) == 5
+    assert len(asked) == 4
+
+
+def test_the_lifted_look_asks_for_fainter_spots_only_while_the_throw_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its thresholds are looked at in turn, from one run of the second locator, until the dice thrown are read.
+    image = render_tray(3_200_024, D6, **BLACK_PAIR_ON_FELT).image
+    tried: list[float] = []
+
+    def one_die_more(work: np.ndarray, seen_in: np.ndarray, seen: object, tray: object, dice: list, model: DieModel,
+                     bars: bool, threshold: float) -> list:
+        tried.append(threshold)
+        return [*dice, None]
+
+    monkeypatch.setattr(second_looks, "_with_finds", one_die_more)
+    both = (PEAK_PROBABILITY, FAINT_PEAK)
+    for thrown, looked in ((1, [PEAK_PROBABILITY]), (2, [*both]), (None, [*both])):
+        tried.clear()
+        second_looks.with_dice_the_second_locator_finds(image, None, [], D6, shadows_lifted=True, thresholds=both,
+                                                        thrown=thrown)
+        assert tried == looked
 
 
 def test_with_no_count_a_light_frame_is_looked_over_only_where_the_locator_saw_more(

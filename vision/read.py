@@ -31,6 +31,7 @@ from vision.dice_geometry import overlapping_dice
 from vision.flat import first_look_net, flat_net
 from vision.locate import (
     FAINT_PEAK,
+    PEAK_PROBABILITY,
     check_tray,
     find_dice,
     inside_tray,
@@ -155,9 +156,9 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     if len(dice) < expect:
         dice = with_dice_the_second_locator_finds(work, tray, dice, model)
     if len(dice) < expect:
-        dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True)
-    if len(dice) < expect:
-        dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True, threshold=FAINT_PEAK)
+        # In the frame with its shadows lifted: its spots of PEAK_PROBABILITY, then, still short, of FAINT_PEAK.
+        dice = with_dice_the_second_locator_finds(work, tray, dice, model, shadows_lifted=True,
+                                                  thresholds=(PEAK_PROBABILITY, FAINT_PEAK), thrown=expect)
     if len(dice) < expect and tray is not None:
         dice = with_dice_outside_the_tray(work, tray, seen, dice, model, expect - len(dice))
     return dice

@@ -152,7 +152,8 @@ def _boxed_otherwise(box: LocatedDie, die: LocatedDie) -> bool:
 
 def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, int, int] | None, dice: list[ReadDie],
                                        model: DieModel, count_known: bool = True, shadows_lifted: bool = False,
-                                       threshold: float = PEAK_PROBABILITY) -> list[ReadDie]:
+                                       thresholds: tuple[float, ...] = (PEAK_PROBABILITY,), thrown: int | None = None
+                                       ) -> list[ReadDie]:
     """The dice read, with each die the second locator (vision.locate.second_locator) finds where none was read,
     when it reads as a sure face inside the frame and overlaps no die read: asked when fewer dice were found than
     were thrown, so a throw read whole reads as before, and for every frame whose dice thrown are not known
@@ -198,35 +199,49 @@ def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, i
     2,400 and 1,112 -> 1,130 accepted, none wrong; 200 fresh trays of each hazard as before but one die more found
     on the cocked trays. It costs only throws still short, ~1.5 ms.
 
-    A throw short of dice with no die read sure (both dice missed, or the one found left unsure) has no die to
-    measure the lifted look's finds against; until session 33 it was not looked at, and the throw was refused. Its
-    finds are now measured die against die (_as_big_as_the_others): each must be boxed at REBOXED_SMALLEST of the
-    biggest other die the looks see (a pip boxed alone is smaller than its die), and a lone find, with nothing to be
-    measured against, is not taken (a black Excape 1 boxed with a side's pips, read as a sure 2). threshold: the
-    centre probability a find needs; a throw still short after the lifted look is looked at once more there with
-    FAINT_PEAK (read.py): of 65 dice still missed on 2,000 fresh felt throws (4,420,000+), 32 gave the lifted look
-    no spot of PEAK_PROBABILITY, and looking at FAINT_PEAK at once, beside the dice the usual bar finds, lost 5
-    dice it had found (a fainter, bigger spot swallowing them). Chosen on felt throws 4,420,000+ and 4,430,000+
-    (2,000 each) and black Excape pairs on felt 4,450,000+ (1,000); judged on fresh ones (before -> after):
-    felt 4,470,000+ 3,890 -> 3,910 of 4,000 dice right, 1,901 -> 1,918 throws accepted, the 3 accepted wrong as
-    before, and 4,500,000+ 3,887 -> 3,910, 1,896 -> 1,912, the 1 as before; black Excape 4,480,000+ 1,917 -> 1,932
-    of 2,000, 936 -> 948 accepted, none wrong; d6 pairs on felt of any colour 4,510,000+ +1 die; 400 trays each of
-    hands (4,440,000+), cocked (4,520,000+) and stacked (4,530,000+) dice +2, +1 and 0 dice, none newly wrong or
-    accepted. On the battery's sets read with a count: felt throws 1,560 -> 1,569 of 1,600 (766 -> 773 accepted),
-    Excape throws 1,993 -> 1,995, a hand and a stacked tray one die more each, nothing else otherwise. The faint
-    look runs the second locator on the lifted frame once more: ~1.5 ms, for a throw still short only.
+    A throw short of dice with no die read sure (both dice missed, or the one found left unsure) has no die to measure
+    the lifted look's finds against; until session 33 it was not looked at, and the throw was refused. Its finds are now
+    measured die against die (_as_big_as_the_others): each must be boxed at REBOXED_SMALLEST of the biggest other die
+    the looks see (a pip boxed alone is smaller than its die), and a lone find, with nothing to be measured against, is
+    not taken (a black Excape 1 boxed with a side's pips, read as a sure 2). thresholds: the centre probabilities a find
+    needs, each looked at in turn, from the one run of the net, while fewer than the `thrown` dice are read (all of them
+    when `thrown` is None); a throw still short after the lifted look is looked at once more there with FAINT_PEAK
+    (read.py): of 65 dice still missed on 2,000 fresh felt throws (4,420,000+), 32 gave the lifted look no spot of
+    PEAK_PROBABILITY, and looking at FAINT_PEAK at once, beside the dice the usual bar finds, lost 5 dice it had found
+    (a fainter, bigger spot swallowing them). Chosen on felt throws 4,420,000+ and 4,430,000+ (2,000 each) and black
+    Excape pairs on felt 4,450,000+ (1,000); judged on fresh ones (before -> after): felt 4,470,000+ 3,890 -> 3,910 of
+    4,000 dice right, 1,901 -> 1,918 throws accepted, the 3 accepted wrong as before, and 4,500,000+ 3,887 -> 3,910,
+    1,896 -> 1,912, the 1 as before; black Excape 4,480,000+ 1,917 -> 1,932 of 2,000, 936 -> 948 accepted, none wrong;
+    d6 pairs on felt of any colour 4,510,000+ +1 die; 400 trays each of hands (4,440,000+), cocked (4,520,000+) and
+    stacked (4,530,000+) dice +2, +1 and 0 dice, none newly wrong or accepted. On the battery's sets read with a count:
+    felt throws 1,560 -> 1,569 of 1,600 (766 -> 773 accepted), Excape throws 1,993 -> 1,995, a hand and a stacked tray
+    one die more each, nothing else otherwise. The faint look costs a read of the dice it finds, for a throw still short
+    only.
 
     Its cost: the second locator's run over the whole frame, and a read of each die it finds where none was read."""
     # A die found with no count, or only in the frame with its shadows lifted, must clear a die boxed again's bars.
     boxed_again_bars = not count_known or shadows_lifted
+    if not count_known and clear_side([d.candidate for d in dice if d.guess.sure]) is None:
+        return dice         # with no count, nothing to measure the finds against
+    seen_in = _with_shadows_lifted(work) if shadows_lifted else work
+    seen = second_locator().maps(seen_in)
+    for threshold in thresholds:
+        dice = _with_finds(work, seen_in, seen, tray, dice, model, boxed_again_bars, threshold)
+        if thrown is not None and len(dice) >= thrown:
+            break
+    return dice
+
+
+def _with_finds(work: np.ndarray, seen_in: np.ndarray, seen: tuple[np.ndarray, float],
+                tray: tuple[int, int, int, int] | None, dice: list[ReadDie], model: DieModel, boxed_again_bars: bool,
+                threshold: float) -> list[ReadDie]:
+    """One look of with_dice_the_second_locator_finds: the dice read, with the dice found in `seen_in` (the second
+    locator's maps of it, `seen`) at `threshold`, on its bars."""
     usual = clear_side([d.candidate for d in dice if d.guess.sure]) if boxed_again_bars else None
     # A throw short of dice with none read sure is measured die against die (_as_big_as_the_others).
     measured_among_themselves = boxed_again_bars and usual is None
-    if measured_among_themselves and not count_known:
-        return dice
     kept_candidates = [d.candidate for d in dice]
-    seen_in = _with_shadows_lifted(work) if shadows_lifted else work
-    new = [c for c in find_dice(seen_in, tray, threshold=threshold, faint=None, net=second_locator(),
+    new = [c for c in find_dice(seen_in, tray, threshold=threshold, faint=None, net=second_locator(), seen=seen,
                                 wanted=lambda centre: not any(in_square(centre, k.rect) for k in kept_candidates))
            if not any(in_square(k.rect[0], c.rect) for k in kept_candidates)]
     # A spot inside a bigger one of the second locator's is a part of that die (a pip): the bigger one is the die.

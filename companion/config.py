@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from companion.errors import ConfigError
+from companion.files import why_unreadable
 
 DEFAULT_PATH = Path("/etc/dice-companion/config.toml")
 
@@ -103,8 +104,8 @@ def load_config(path: str | Path | None = None) -> Config:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read the config file {path}: {err.strerror}") from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read the config file {path}: {why_unreadable(err)}") from err
     return parse_config(text, source=str(path))
 
 

@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from companion.files import why_unreadable
 from companion.rules import Game, LogError, RuleError
 from companion.rules.excape import ExcapeState
 from companion.rules.mex import MexState
@@ -87,7 +88,8 @@ def main(argv: list[str]) -> int:
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        print(f"cannot read table log {args.file}: {err}; expected a readable UTF-8 text file", file=sys.stderr)
+        print(f"cannot read table log {args.file}: {why_unreadable(err)}; expected a readable UTF-8 text file",
+              file=sys.stderr)
         return 2
     game, error = replay_text(text)
     if game is not None:

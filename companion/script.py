@@ -23,6 +23,7 @@ from typing import Any
 from companion.config import Config
 from companion.controller import Controller, ControllerError
 from companion.errors import DiceCompanionError
+from companion.files import why_unreadable
 from companion.journal import Journal
 from companion.rules import Game, RuleError
 from companion.rules.tablelog import parse_setup, strip_comment
@@ -36,10 +37,11 @@ MAX_STILL_FRAMES = 30
 
 
 class ScriptError(DiceCompanionError):
-    """A script line is unreadable or cannot be played; str() starts with `line N:`."""
+    """A script line is unreadable or cannot be played; str() starts with `line N:` (line 0: the file itself, whose
+    message names it and says no more of lines)."""
 
     def __init__(self, line_no: int, message: str) -> None:
-        super().__init__(f"line {line_no}: {message}")
+        super().__init__(f"line {line_no}: {message}" if line_no else message)
         self.line_no = line_no
 
 
@@ -117,8 +119,8 @@ def run_script(path: Path, *, journal_dir: Path, config: Config | None = None) -
     """Play the script at `path` on the twins; returns the final game and the devices for inspection."""
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ScriptError(0, f"cannot read the script {path}: {err.strerror}") from err
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScriptError(0, f"cannot read the script {path}: {why_unreadable(err)}") from err
     game_line, steps = parse_script(text, path.parent)
     return play(game_line, steps, journal_dir=journal_dir, config=config)
 

@@ -113,6 +113,15 @@ def test_bad_script_lines_are_named(tmp_path: Path, text: str, message: str) -> 
     assert str(caught.value).startswith(message)
 
 
+def test_a_script_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ScriptError, match=r"^cannot read the script .*gone\.txt: No such file or directory$"):
+        run_script(tmp_path / "gone.txt", journal_dir=tmp_path / "journal")     # the file's fault: no "line 0"
+    binary = tmp_path / "photo.png"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n")                   # a photo given where the script goes
+    with pytest.raises(ScriptError, match=r"cannot read the script .*photo.png: not UTF-8 text \(byte 0 "):
+        run_script(binary, journal_dir=tmp_path / "journal")
+
+
 def test_an_action_the_rules_do_not_allow_stops_the_script_with_its_line(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     script = tmp_path / "bad.script"

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from companion.calibrate import CalibrationError, main, with_setting
 from companion.cli import main as cli_main
 from companion.config import ConfigError, load_config, parse_config
+from companion.errors import DiceCompanionError
 from vision.virtual_tray import empty_tray
 
 CONFIG = """# the table by the window
@@ -132,6 +133,17 @@ def test_a_config_this_command_cannot_edit_is_left_alone(tmp_path: Path) -> None
     with pytest.raises(CalibrationError, match="by hand"):
         main(["--config", str(config), "--image", str(photo), "--write"])
     assert config.read_text() == dotted
+
+
+def test_a_config_that_is_not_utf8_text_is_refused_by_name_and_left_alone(tmp_path: Path) -> None:
+    photo = tmp_path / "tray.png"
+    cv2.imwrite(str(photo), empty_tray(0, size=(1280, 960)))
+    config = tmp_path / "config.toml"
+    latin1 = "# la table près de la fenêtre\n[camera]\nwidth = 1280\n".encode("latin-1")
+    config.write_bytes(latin1)
+    with pytest.raises(DiceCompanionError, match=r"cannot read the config file .*config.toml: not UTF-8 text"):
+        main(["--config", str(config), "--image", str(photo), "--write"])
+    assert config.read_bytes() == latin1
 
 
 # Config files as people write them: the shipped one's sections in any order, comments after headers and values,

@@ -61,8 +61,28 @@ def test_bad_config_is_a_specific_error(text, message):
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
-    with pytest.raises(ConfigError, match="cannot read the config file"):
+    with pytest.raises(ConfigError, match=r"cannot read the config file .*nope\.toml: No such file or directory"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_a_config_that_is_not_utf8_text_is_a_clear_error(tmp_path):
+    # A config saved in Latin-1 by a desktop editor, or a binary file given by mistake: a named error, not a
+    # traceback from the decoder.
+    config = tmp_path / "config.toml"
+    config.write_bytes("[game]\nkind = \"mex\"  # dés\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=r"cannot read the config file .*config.toml: not UTF-8 text \(byte 24 "):
+        load_config(config)
+
+
+def test_why_a_file_is_unreadable_is_never_empty():
+    from companion.files import why_unreadable
+    assert why_unreadable(FileNotFoundError(2, "No such file or directory")) == "No such file or directory"
+    # Raised by a library with a message alone: no strerror, the message instead.
+    assert why_unreadable(OSError("device went away")) == "device went away"
+    assert why_unreadable(OSError()) == "OSError"
+    with pytest.raises(UnicodeDecodeError) as raised:
+        b"ok\xff".decode("utf-8")
+    assert why_unreadable(raised.value) == "not UTF-8 text (byte 2 is not UTF-8)"
 
 
 def test_the_camera_frames_the_config_allows_are_the_ones_the_reader_reads():

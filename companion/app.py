@@ -70,6 +70,7 @@ class TrayWatcher:
     def __init__(self, config: Config | None = None, saved_in: Path | None = None) -> None:
         """saved_in: where the tray found at the table is saved (companion.saved_tray; the journal's directory), to
         be used instead of the config's at the next start; None: it is used until the companion stops."""
+        from vision.dice_sides import DiceSides
         from vision.models import BUILTIN_MODELS, load_model
         from vision.motion import MotionTracker
         from vision.read import load_nets
@@ -92,6 +93,10 @@ class TrayWatcher:
         load_nets()                      # so are nets this install or this OpenCV would get wrong
         self.reads = 0
         self._last_reading: Any = None
+        # How big the dice look, from the throws counted (in pixels of frames of _frame_size, of the model last read):
+        # forgotten when either changes, or the tray's region does.
+        self.sides = DiceSides()
+        self._sides_of: Any = None
 
     def read_next_settle(self) -> None:
         """Read the next still tray as a new throw, whatever it shows: a script's photo is a new throw by its line,
@@ -112,11 +117,16 @@ class TrayWatcher:
             # (the tracker takes frames of a new size as a first frame: nothing to compare with)
             self.tracker.tray = tray_in_frame(self.tray, (shape[1], shape[0]))
             self._frame_size = (shape[1], shape[0])
+            self.sides.forget()
         update = self.tracker.update(frame)
         self._last_frame = frame
         if not update.read_now:
             return update.state, None
-        reading = read_tray(frame, self.model_for(game), tray=self.tracker.tray, expect=2)
+        model = self.model_for(game)
+        if model is not self._sides_of:
+            self.sides.forget()
+            self._sides_of = model
+        reading = read_tray(frame, model, tray=self.tracker.tray, expect=2, die_side=self.sides.side)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1
         # Dice that lay in the tray as the companion started (after a power cut, the last throw: its roll is in the
@@ -143,8 +153,12 @@ class TrayWatcher:
             moved = self._tray_moved(frame)
             said, self._said_moved = self._said_moved, moved
             if moved and not said:
+                self.sides.forget()              # the camera may have moved too: the dice may look bigger or smaller
                 return update.state, TRAY_MOVED
-        return update.state, None if no_throw else reading
+        if no_throw:
+            return update.state, None
+        self.sides.remember(reading)
+        return update.state, reading
 
     def _tray_moved(self, frame: Any) -> bool:
         """Whether the region in use lies TRAY_MOVED_SHIFT or more (of the frame's shorter side) off the tray found
@@ -184,7 +198,8 @@ class TrayWatcher:
         """Watch and read the tray found from now on, and save it for the next start (DiceCompanionError if it cannot
         be saved: it is used all the same)."""
         self.tray = SavedTray(found.region, found.frame_size)
-        self._frame_size = None                  # the tracker's region scaled again at the next frame
+        self._frame_size = None                  # the tracker's region scaled again at the next frame (and the dice's
+                                                 # side forgotten: a tray found again may be seen from elsewhere)
         self._said_moved = False
         if self.saved_in is not None:
             save_tray(self.saved_in, self.tray)

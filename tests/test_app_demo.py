@@ -107,6 +107,46 @@ def test_a_throw_read_again_after_a_lamp_is_lit_is_not_a_second_roll() -> None:
     assert readings == [["3", "5"], ["6", "6"]]
 
 
+def test_the_watcher_reads_each_throw_with_the_side_its_dice_showed_in_the_throws_before(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # At a table the dice look as big throw after throw: the reader is told so (vision.dice_sides), for a throw
+    # whose dice are each boxed by one pip. Forgotten for another game's dice, or frames of another size.
+    import vision.read
+    from vision.models import D6, EXCAPE
+    from vision.virtual_tray import roll_frames
+
+    asked: list[float | None] = []
+    read_tray = vision.read.read_tray
+
+    def recording(*args: object, die_side: float | None = None, **kwargs: object) -> object:
+        asked.append(die_side)
+        return read_tray(*args, die_side=die_side, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vision.read, "read_tray", recording)
+    watcher = TrayWatcher(Config())
+
+    def throw(seed: int, faces: list[str], game: str = "mex", model: object = D6,
+              size: tuple[int, int] = (320, 240)) -> list[str]:
+        said = []
+        for frame in roll_frames(seed, model, faces=faces, size=size, rolling=3, still=5, clean=True,  # type: ignore[arg-type]
+                                 die_size=30 * size[0] / 320):
+            _, reading = watcher(frame, game)
+            if reading is not None:
+                said.append(sorted(reading.faces))
+        return said
+
+    assert throw(31, ["6", "3"]) == [["3", "6"]] and throw(32, ["5", "4"]) == [["4", "5"]]
+    assert throw(33, ["2", "1"]) == [["1", "2"]]
+    assert asked[:2] == [None, None] and asked[2] is not None and 20 < asked[2] < 34
+    assert throw(34, ["X", "7"], "excape", EXCAPE) == [["7", "X"]]
+    assert asked[3] is None                                  # other dice: not measured by the d6's
+    throw(35, ["6", "3"], "excape", EXCAPE)
+    throw(36, ["5", "4"], "excape", EXCAPE)
+    assert asked[5] is not None
+    throw(37, ["6", "3"], "excape", EXCAPE, size=(640, 480))
+    assert len(asked) == 7 and asked[6] is None              # frames of another size: pixels of another size
+
+
 def _said(watcher: TrayWatcher, frames: list[np.ndarray]) -> list[object]:
     """What the watcher reports over the frames: each throw's faces, or a NotAThrow's title."""
     said: list[object] = []

@@ -886,6 +886,39 @@ def test_one_pip_of_a_black_two_boxed_at_the_other_die_s_size_is_doubted_by_the_
     assert without.status == "ok" and sorted(d.face for d in without.dice) == ["1", "4"]
 
 
+def test_one_pip_of_a_black_two_beside_a_one_boxed_as_small_is_seen_when_the_table_knows_its_dice() -> None:
+    # A felt throw of session 33 (4,430,785), accepted as a Mexx: the locator boxed one pip of the 2 and the pip of
+    # the 1, each ~35 px, where the dice's boxes are 52 and 64 px. Neither box is smaller than the other, so neither
+    # is doubted as a pip boxed alone. A table that has read these dice before knows they are bigger
+    # (vision.dice_sides, read_tray's die_side): the pip is cut at that side, the 2 comes into view, and the die is
+    # boxed again and read as the 2 it is.
+    rendered = render_tray(4_430_785, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    assert sorted(labels) == ["1", "2"] and all(min(b[2:]) > 50 for b in boxes)
+    alone = read_tray(rendered.image, D6, expect=2)
+    assert alone.status == "ok" and [(d.face, d.sure) for d in alone.dice] == [("1", True), ("1", True)]
+    assert all(d.side < 35 for d in alone.dice)
+    known = read_tray(rendered.image, D6, expect=2, die_side=40.0)
+    _never_silently_wrong(known, labels, boxes)
+    assert known.status == "ok" and sorted(d.face for d in known.dice) == ["1", "2"]
+
+
+@pytest.mark.parametrize(("seed", "size", "side"), [(4_634_964, (28.13, 29.87), 26.6),
+                                                  (4_631_385, (26.19, 27.81), 24.8)])
+def test_a_die_the_second_locator_finds_alone_is_taken_when_the_table_knows_its_dice(
+        seed: int, size: tuple[float, float], side: float) -> None:
+    # Session 34's table runs of small black dice on felt: a die missed, and the one found seen only faintly, so no
+    # die read sure and seen clearly measures what the lifted look finds, and a lone find is not taken
+    # (second_looks._as_big_as_the_others): a re-roll. The side the table's earlier throws showed measures it.
+    rendered = render_tray(seed, D6, die_size=size, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    alone = read_tray(rendered.image, D6, expect=2)
+    assert alone.status == "reroll" and len(alone.dice) == 1
+    known = read_tray(rendered.image, D6, expect=2, die_side=side)
+    _never_silently_wrong(known, labels, boxes)
+    assert known.status == "ok" and sorted(d.face for d in known.dice) == sorted(labels)
+
+
 @pytest.mark.parametrize("seed", [4_101_100, 4_104_459])
 def test_two_pips_of_a_black_four_read_as_a_two_are_doubted_by_the_die_around_them(monkeypatch: pytest.MonkeyPatch,
                                                                                    seed: int) -> None:

@@ -146,8 +146,9 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     assert calibration and int(calibration.group(1)) <= 4 and int(calibration.group(3)) <= 4
     assert float(calibration.group(2)) in (0.0, 25.0, 50.0, 75.0, 100.0)
     throw_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
-                  if line.startswith(("| d6, any look ", "| black d6 on dark felt ", "| excape, any look "))]
-    assert len(throw_rows) == 3
+                  if line.startswith(("| d6, any look ", "| black d6 on dark felt ", "| excape, any look ",
+                                      "| black d6 on felt, runs "))]
+    assert len(throw_rows) == 4
     for name, throws, dice, _, _, _, accepted_wrong in throw_rows:
         assert (throws, dice) == ("2", "4") and 0 <= int(accepted_wrong) <= 2, name
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out
@@ -190,6 +191,41 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
             with pytest.raises(SystemExit):
                 bench.main(["vision", option, bad])
             assert f"{option}: expected a whole number, 0 or more, got '{bad}'" in capsys.readouterr().err
+
+
+def test_the_bench_reads_a_run_of_throws_with_the_side_its_dice_showed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The runs row reads as a table does: one set of dice for RUN throws, each read with the side the run's throws
+    # before showed (vision.dice_sides), forgotten when the next run's dice come.
+    from types import SimpleNamespace
+
+    import vision.bench
+    import vision.virtual_tray
+    from vision.result import DieReading, TrayReading
+
+    index = next(k for k, row in enumerate(vision.bench.THROW_SETS) if row[3])
+    run = vision.bench.THROW_SETS[index][3]
+    drawn: list[tuple[float, float]] = []
+    asked: list[float | None] = []
+
+    def render(seed: int, model: object, **look: object) -> object:
+        drawn.append(look["die_size"])  # type: ignore[arg-type]
+        dice = (SimpleNamespace(label="3", box=(10, 10, 40, 40)), SimpleNamespace(label="4", box=(100, 10, 40, 40)))
+        return SimpleNamespace(image=None, dice=dice)
+
+    def read(image: object, model: object, *, expect: int, die_side: float | None) -> TrayReading:
+        asked.append(die_side)
+        return TrayReading("ok", None, (DieReading("3", 0.9, True, (10, 10, 40, 40), side=30.0 + len(asked)),
+                                        DieReading("4", 0.9, True, (100, 10, 40, 40), side=30.0 + len(asked))))
+
+    monkeypatch.setattr(vision.virtual_tray, "render_tray", render)
+    monkeypatch.setattr(vision.bench, "read_tray", read)
+    tally = vision.bench.run_throws(index, run + 3)
+    assert tally.throws == run + 3 and tally.accepted == run + 3 and tally.accepted_wrong == 0
+    assert asked[:2] == [None, None] and asked[2] == 31.5 and asked[run - 1] == 30 + (run - 1) / 2 + 0.5
+    assert asked[run:run + 2] == [None, None] and asked[run + 2] is not None        # the next run's dice
+    assert len(set(drawn[:run])) == 1 and drawn[run] != drawn[0]
+    low, high = drawn[0]
+    assert 25 * 0.93 <= low < high <= 60 * 1.07
 
 
 def test_the_bench_counts_a_throw_accepted_with_a_die_not_read_right_as_a_wrong_throw() -> None:

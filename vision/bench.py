@@ -46,6 +46,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice_sides import DiceSides
 from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
@@ -184,10 +185,16 @@ HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read 
 
 
 # Throws as the companion's tables read them: two dice, read expecting two (vision.read asks its second locator for a
-# die missing from such a throw). Name, model, look.
+# die missing from such a throw). Name, model, look, run: 0, each throw drawn alone (its dice of any size); n, runs of
+# n throws of one set of dice, read with the side the run's throws before showed (vision.dice_sides), as a table reads
+# throw after throw of its dice.
 # Excape's throws too: the table reads both games' throws (its rows' seeds follow in THROW_SETS' order).
-THROW_SETS = (("d6, any look", D6, {}), ("black d6 on dark felt", D6, {"die_colour": "black", "tray": "felt"}),
-              ("excape, any look", EXCAPE, {}))
+BLACK_ON_FELT = {"die_colour": "black", "tray": "felt"}
+THROW_SETS = (("d6, any look", D6, {}, 0), ("black d6 on dark felt", D6, BLACK_ON_FELT, 0),
+              ("excape, any look", EXCAPE, {}, 0), ("black d6 on felt, runs", D6, BLACK_ON_FELT, 10))
+# A run's dice: their side drawn as the renderer draws a tray's (25-60 px at 640x480, each die within 7% of it).
+RUN_DIE_SIDES = (25.0, 60.0)
+RUN_DIE_SPREAD = 0.07
 THROW_SEED_START = BENCH_SEED_START + 700_000
 CALIBRATION_SEED_START = BENCH_SEED_START + 900_000
 CALIBRATION_IOU = 0.95
@@ -235,13 +242,20 @@ def run_throws(index: int, throws: int) -> ThrowTally:
     """Throws of THROW_DICE dice of THROW_SETS[index], each read expecting them, as the table reads a throw."""
     from vision.virtual_tray import render_tray
 
-    name, model, look = THROW_SETS[index]
+    name, model, look, run = THROW_SETS[index]
     tally = ThrowTally(name)
+    sides, die_size = DiceSides(), None
     for k in range(throws):
         seed = THROW_SEED_START + 10_000 * index + k
-        rendered = render_tray(seed, model, n_dice=THROW_DICE, **look)
-        tally.add(read_tray(rendered.image, model, expect=THROW_DICE), [(d.label, d.box) for d in rendered.dice],
-                  f"seed {seed}")
+        if run and k % run == 0:            # another table's dice: another size, nothing remembered of them
+            sides.forget()
+            side = float(np.random.default_rng(seed).uniform(*RUN_DIE_SIDES))
+            die_size = (side * (1 - RUN_DIE_SPREAD), side * (1 + RUN_DIE_SPREAD))
+        rendered = render_tray(seed, model, n_dice=THROW_DICE, **look, **({"die_size": die_size} if run else {}))
+        reading = read_tray(rendered.image, model, expect=THROW_DICE, die_side=sides.side)
+        if run:
+            sides.remember(reading)
+        tally.add(reading, [(d.label, d.box) for d in rendered.dice], f"seed {seed}")
     return tally
 
 

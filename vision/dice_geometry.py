@@ -4,6 +4,9 @@ Plain geometry on vision.locate.LocatedDie: no net, no image."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from statistics import median
 
 import cv2
@@ -69,10 +72,42 @@ def clear_side(located: list[LocatedDie]) -> float | None:
     return float(median(sides)) if sides else None
 
 
+# The dice's side as the throws read before this one showed it, in pixels of the frame being read: set by
+# vision.read.read_tray for one read (dice_side_known), None when not known.
+_KNOWN_SIDE: ContextVar[float | None] = ContextVar("known_side", default=None)
+
+
+@contextmanager
+def dice_side_known(side: float | None) -> Iterator[None]:
+    """Within it, usual_side knows the dice's side to be at least `side` (pixels of the frame being read; None: not
+    known)."""
+    token = _KNOWN_SIDE.set(side)
+    try:
+        yield
+    finally:
+        _KNOWN_SIDE.reset(token)
+
+
+def known_side() -> float | None:
+    """The dice's side known from earlier throws (dice_side_known), None when not known."""
+    return _KNOWN_SIDE.get()
+
+
+def usual_side(located: list[LocatedDie], k: int) -> float | None:
+    """The side a die's box is measured against to tell one pip, or a part of a die, boxed as a die from a whole one:
+    the other dice's (others_side), or the dice's side known from earlier throws (dice_side_known) when bigger or
+    when there are no other dice. Of two dice that are each boxed by one pip, neither is smaller than the other: a
+    table that has read these dice before knows how big they are."""
+    seen, known = others_side(located, k), known_side()
+    if known is None:
+        return seen
+    return known if seen is None else max(seen, known)
+
+
 def smaller_than_the_others(located: list[LocatedDie], k: int) -> bool:
-    """Whether located[k] is boxed smaller than the other dice (others_side), or is alone: a box that may hold one
-    pip of a die, not the whole die."""
-    usual = others_side(located, k)
+    """Whether located[k] is boxed smaller than the dice's usual side (usual_side), or is alone with no side known: a
+    box that may hold one pip of a die, not the whole die."""
+    usual = usual_side(located, k)
     return usual is None or located[k].side < usual
 
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.centre_pip import CENTRE_SIZE, face_layouts
-from vision.dice_geometry import in_square, others_side, smaller_than_the_others
+from vision.dice_geometry import in_square, smaller_than_the_others, usual_side
 from vision.flat import LYING_FLAT
 from vision.locate import INPUT_SCALE, STRIDE, LocatedDie, Spot, located_dice, second_locator
 from vision.models import DieModel
@@ -61,10 +61,11 @@ LONE_PIP_OTHER_FACE = 0.4
 # right, but the bench's felt throws let one more 2 through as a sure 1: vision/training/README.md, "Session 24".)
 LONE_PIP_CERTAIN = 0.9
 
-# ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median) is cut that much wider at their
-# side, not its own: the locator, hardly seeing a black die's body on felt, boxed one pip of a 2 at 0.61 of the other
-# die's side, and 1.6 times that box left the 2's other pip out of view (black-pairs-on-felt throw 3,200,557, with the
-# classifier retrained on marbled and red-pip dice, the reader's since session 14). Taking the other dice's side for
+# ... and a sure 1 boxed under LONE_PIP_SMALL of the other dice's side (their median; or the side the table's earlier
+# throws showed, when bigger: vision.dice_geometry.usual_side) is cut that much wider at their side, not its own:
+# the locator, hardly seeing a black die's body on felt, boxed one pip of a 2 at 0.61 of the other die's side, and
+# 1.6 times that box left the 2's other pip out of view (black-pairs-on-felt throw 3,200,557, with the classifier
+# retrained on marbled and red-pip dice, the reader's since session 14). Taking the other dice's side for
 # every sure 1 lost 4 of the train-split photos' 1s (many dice close together: the wider cut took in a neighbour's
 # pips); under 0.8 of it, one (vision/training/README.md, "Landed on 2026-12-01 (session 14)").
 LONE_PIP_SMALL = 0.8
@@ -350,17 +351,17 @@ def doubted_ones(work: np.ndarray, located: list[LocatedDie], final: list[FaceGu
 def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
                   net: FaceCascade) -> list[FaceGuess]:
     """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
-    1s are doubted_ones's) and boxed under PART_BOXED of the other dice's side made unsure when the second locator
-    sees a bigger die around it that the classifier reads as another face (seen_around, LONE_PIP_OTHER_FACE), and
-    read under PART_CERTAIN made unsure when it sees a die of about its size or more around it read as another face
-    surely (PART_AROUND, PART_AROUND_OTHER_FACE): a part of a die read as a whole one.
+    1s are doubted_ones's) and boxed under PART_BOXED of the dice's usual side (usual_side) made unsure when the
+    second locator sees a bigger die around it that the classifier reads as another face (seen_around,
+    LONE_PIP_OTHER_FACE), and read under PART_CERTAIN made unsure when it sees a die of about its size or more around
+    it read as another face surely (PART_AROUND, PART_AROUND_OTHER_FACE): a part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
     bars: dict[int, tuple[tuple[float, float], ...]] = {}
     for k, guess in enumerate(final):
         if not (guess.sure and guess.appearance in PART_FACES):
             continue
-        if (usual := others_side(located, k)) is not None and located[k].side < PART_BOXED * usual:
+        if (usual := usual_side(located, k)) is not None and located[k].side < PART_BOXED * usual:
             bars[k] = ((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE),)
         if guess.confidence < PART_CERTAIN:
             bars[k] = (*bars.get(k, ()), (PART_AROUND, PART_AROUND_OTHER_FACE))
@@ -459,9 +460,10 @@ def _shifted_views(work: np.ndarray, die: LocatedDie) -> np.ndarray:
 
 
 def _at_least_the_others_size(located: list[LocatedDie], k: int, under: float = LONE_PIP_SMALL) -> LocatedDie:
-    """located[k], its side raised to the median side of the other dice (those the locator sees clearly) when it is
-    `under` that times it: a box that small may hold one pip of a bigger die."""
-    die, usual = located[k], others_side(located, k)
+    """located[k], its side raised to the dice's usual side (vision.dice_geometry.usual_side: the median side of the
+    other dice the locator sees clearly, or the side known from earlier throws when bigger) when it is `under` that
+    times it: a box that small may hold one pip of a bigger die."""
+    die, usual = located[k], usual_side(located, k)
     if usual is None or die.side >= under * usual:
         return die
     return replace(die, rect=(die.rect[0], (usual, usual), die.rect[2]))

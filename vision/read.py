@@ -20,6 +20,7 @@ This module runs the looks in order (_read_frame) and words the verdict; each lo
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from statistics import median
 
@@ -27,7 +28,7 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.dice_geometry import overlapping_dice
+from vision.dice_geometry import dice_side_known, overlapping_dice
 from vision.flat import first_look_net, flat_net
 from vision.locate import (
     FAINT_PEAK,
@@ -194,22 +195,28 @@ def load_nets() -> None:
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,
-              expect: int | None = None) -> TrayReading:
+              expect: int | None = None, die_side: float | None = None) -> TrayReading:
     """Find and read every die in a BGR frame of any size.
 
     tray: the calibrated tray region (x, y, w, h) in pixels of `image`; dice outside it are ignored and a die
     touching its border counts as cut. expect: how many dice were rolled; another count means "reroll".
+    die_side: the dice's side in pixels of `image` as earlier throws at this table showed them
+    (vision.dice_sides.DiceSides): a die boxed much smaller may be one pip of a die, even when every die of the
+    throw is boxed so (vision.dice_geometry.usual_side).
     Dice come in reading order (rows top to bottom, left to right).
     """
     image = checked_image(image)
     if expect is not None and expect < 0:
         raise ReadError(f"expect must be a number of dice (0 or more), got {expect}")
+    if die_side is not None and not (math.isfinite(die_side) and die_side > 0):
+        raise ReadError(f"die_side must be a side in pixels (more than 0), got {die_side}")
     h, w = image.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)
     work, scale = to_work(image)
     work_tray = None if tray is None else _work_tray(tray, scale, work.shape[1], work.shape[0])
-    dice = _reading_order(_read_frame(work, work_tray, model, expect))
+    with dice_side_known(None if die_side is None else die_side * scale):
+        dice = _reading_order(_read_frame(work, work_tray, model, expect))
 
     readings: list[DieReading] = []
     if dice:
@@ -227,6 +234,6 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
                 confidence = die.guess.confidence
             sure = reason is None
             readings.append(DieReading(face=face, confidence=confidence if sure else min(confidence, 0.5),
-                                       sure=sure, box=box, reason=reason))
+                                       sure=sure, box=box, reason=reason, side=float(die.candidate.side / scale)))
     reason = _reroll_reason(readings, expect, w, h)
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(readings))

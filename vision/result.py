@@ -21,6 +21,9 @@ class DieReading:
     sure: bool                      # False: the companion must not use this face without a re-roll
     box: tuple[int, int, int, int]  # x, y, w, h in pixels of the input image, covering the die
     reason: str | None = None       # why it is unsure: "cocked", "stacked", "cut by the frame edge", ...
+    # The side of its top face in pixels of the input image, as the reader measured it (the box also holds its sides
+    # seen in perspective, and is wider for a die lying turned): what vision.dice_sides remembers. Not in the JSON.
+    side: float = 0.0
 
     def to_json(self) -> dict:
         return {"face": self.face, "confidence": round(float(self.confidence), 4), "sure": bool(self.sure),

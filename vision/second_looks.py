@@ -10,7 +10,15 @@ from functools import cache
 import cv2
 import numpy as np
 
-from vision.dice_geometry import STACKED_SIZE_RATIO, clear_side, in_square, others_side, overlapping_pairs, rect_overlap
+from vision.dice_geometry import (
+    STACKED_SIZE_RATIO,
+    clear_side,
+    in_square,
+    known_side,
+    others_side,
+    overlapping_pairs,
+    rect_overlap,
+)
 from vision.face_checks import LONE_PIP_SMALL, second_look_around
 from vision.locate import PEAK_PROBABILITY, LocatedDie, find_dice, second_locator
 from vision.models import DieModel
@@ -203,7 +211,9 @@ def with_dice_the_second_locator_finds(work: np.ndarray, tray: tuple[int, int, i
     the lifted look's finds against; until session 33 it was not looked at, and the throw was refused. Its finds are now
     measured die against die (_as_big_as_the_others): each must be boxed at REBOXED_SMALLEST of the biggest other die
     the looks see (a pip boxed alone is smaller than its die), and a lone find, with nothing to be measured against, is
-    not taken (a black Excape 1 boxed with a side's pips, read as a sure 2). thresholds: the centre probabilities a find
+    not taken (a black Excape 1 boxed with a side's pips, read as a sure 2). At a table that knows its dice
+    (vision.dice_geometry.known_side, read_tray's die_side) they are measured against the side its earlier throws
+    showed instead, and a lone find is taken when as big (session 34). thresholds: the centre probabilities a find
     needs, each looked at in turn, from the one run of the net, while fewer than the `thrown` dice are read (all of them
     when `thrown` is None); a throw still short after the lifted look is looked at once more there with FAINT_PEAK
     (read.py): of 65 dice still missed on 2,000 fresh felt throws (4,420,000+), 32 gave the lifted look no spot of
@@ -238,7 +248,10 @@ def _with_finds(work: np.ndarray, seen_in: np.ndarray, seen: tuple[np.ndarray, f
     """One look of with_dice_the_second_locator_finds: the dice read, with the dice found in `seen_in` (the second
     locator's maps of it, `seen`) at `threshold`, on its bars."""
     usual = clear_side([d.candidate for d in dice if d.guess.sure]) if boxed_again_bars else None
-    # A throw short of dice with none read sure is measured die against die (_as_big_as_the_others).
+    if boxed_again_bars and usual is None:
+        usual = known_side()            # no die read sure: the side the table's earlier throws showed, if known
+    # A throw short of dice with none read sure, at a table that does not know its dice yet, is measured die against
+    # die (_as_big_as_the_others).
     measured_among_themselves = boxed_again_bars and usual is None
     kept_candidates = [d.candidate for d in dice]
     new = [c for c in find_dice(seen_in, tray, threshold=threshold, faint=None, net=second_locator(), seen=seen,

@@ -39,4 +39,3 @@ def why_unreadable(err: OSError | UnicodeDecodeError) -> str:
     if isinstance(err, UnicodeDecodeError):
         return f"not UTF-8 text (byte {err.start} is not UTF-8)"
     return err.strerror or str(err) or type(err).__name__
-

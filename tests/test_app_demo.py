@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -112,23 +113,23 @@ def test_the_watcher_reads_each_throw_with_the_side_its_dice_showed_in_the_throw
     # At a table the dice look as big throw after throw: the reader is told so (vision.dice_sides), for a throw
     # whose dice are each boxed by one pip. Forgotten for another game's dice, or frames of another size.
     import vision.read
-    from vision.models import D6, EXCAPE
+    from vision.models import D6, EXCAPE, DieModel
     from vision.virtual_tray import roll_frames
 
     asked: list[float | None] = []
     read_tray = vision.read.read_tray
 
-    def recording(*args: object, die_side: float | None = None, **kwargs: object) -> object:
+    def recording(*args: Any, die_side: float | None = None, **kwargs: Any) -> Any:
         asked.append(die_side)
-        return read_tray(*args, die_side=die_side, **kwargs)  # type: ignore[arg-type]
+        return read_tray(*args, die_side=die_side, **kwargs)
 
     monkeypatch.setattr(vision.read, "read_tray", recording)
     watcher = TrayWatcher(Config())
 
-    def throw(seed: int, faces: list[str], game: str = "mex", model: object = D6,
-              size: tuple[int, int] = (320, 240)) -> list[str]:
+    def throw(seed: int, faces: list[str], game: str = "mex", model: DieModel = D6,
+              size: tuple[int, int] = (320, 240)) -> list[list[str]]:
         said = []
-        for frame in roll_frames(seed, model, faces=faces, size=size, rolling=3, still=5, clean=True,  # type: ignore[arg-type]
+        for frame in roll_frames(seed, model, faces=faces, size=size, rolling=3, still=5, clean=True,
                                  die_size=30 * size[0] / 320):
             _, reading = watcher(frame, game)
             if reading is not None:

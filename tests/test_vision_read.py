@@ -907,9 +907,11 @@ def test_one_pip_of_a_black_two_beside_a_one_boxed_as_small_is_seen_when_the_tab
                                                   (4_631_385, (26.19, 27.81), 24.8)])
 def test_a_die_the_second_locator_finds_alone_is_taken_when_the_table_knows_its_dice(
         seed: int, size: tuple[float, float], side: float) -> None:
-    # Session 34's table runs of small black dice on felt: a die missed, and the one found seen only faintly, so no
-    # die read sure and seen clearly measures what the lifted look finds, and a lone find is not taken
-    # (second_looks._as_big_as_the_others): a re-roll. The side the table's earlier throws showed measures it.
+    # Session 34's table runs of small black dice on felt. 4,634,964: a die missed and the other seen only faintly,
+    # so no die read sure and seen clearly measures what the lifted look finds, and its lone find is not taken.
+    # 4,631,385: both missed, and of the lifted look's two finds the smaller (26 px) is under REBOXED_SMALLEST of the
+    # other's box (34 px) (second_looks._as_big_as_the_others). Each a re-roll; measured by the side the table's
+    # earlier throws showed, each is read whole.
     rendered = render_tray(seed, D6, die_size=size, **BLACK_PAIR_ON_FELT)
     labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     alone = read_tray(rendered.image, D6, expect=2)

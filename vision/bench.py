@@ -195,6 +195,12 @@ THROW_SETS = (("d6, any look", D6, {}, 0), ("black d6 on dark felt", D6, BLACK_O
 # A run's dice: their side drawn as the renderer draws a tray's (25-60 px at 640x480, each die within 7% of it).
 RUN_DIE_SIDES = (25.0, 60.0)
 RUN_DIE_SPREAD = 0.07
+
+
+def run_die_size(seed: int) -> tuple[float, float]:
+    """The renderer's die_size for a run of throws of one set of dice whose first throw is `seed`."""
+    side = float(np.random.default_rng(seed).uniform(*RUN_DIE_SIDES))
+    return side * (1 - RUN_DIE_SPREAD), side * (1 + RUN_DIE_SPREAD)
 THROW_SEED_START = BENCH_SEED_START + 700_000
 CALIBRATION_SEED_START = BENCH_SEED_START + 900_000
 CALIBRATION_IOU = 0.95
@@ -249,8 +255,7 @@ def run_throws(index: int, throws: int) -> ThrowTally:
         seed = THROW_SEED_START + 10_000 * index + k
         if run and k % run == 0:            # another table's dice: another size, nothing remembered of them
             sides.forget()
-            side = float(np.random.default_rng(seed).uniform(*RUN_DIE_SIDES))
-            die_size = (side * (1 - RUN_DIE_SPREAD), side * (1 + RUN_DIE_SPREAD))
+            die_size = run_die_size(seed)
         rendered = render_tray(seed, model, n_dice=THROW_DICE, **look, **({"die_size": die_size} if run else {}))
         reading = read_tray(rendered.image, model, expect=THROW_DICE, die_side=sides.side)
         if run:

@@ -14,7 +14,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
 - "cocked", "stacked", "cut", "blurred", "hand": virtual trays with that hazard, d6 and Excape in turn, seeds from
   HAZARD_SEED_START + 1,000 per hazard, read expecting the dice thrown as the table does;
 - THROW_SETS, e.g. "black-pairs-on-felt": throws of a look the reader once misread (two black d6 on dark felt, as at
-  a Mex table), read expecting the dice thrown.
+  a Mex table), read expecting the dice thrown. `--runs N` reads throws as the table does: in runs of N throws of
+  one set of dice, each read with the side the run's throws before showed (vision.dice_sides).
 
     .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/before.pkl
     (change the code)
@@ -39,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bench import BENCH_SEED_START, faces_are, match_reading
+from vision.bench import BENCH_SEED_START, faces_are, match_reading, run_die_size
 from vision.models import D6, EXCAPE, DieModel
 
 TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
@@ -109,10 +110,11 @@ def check_tuning_seeds(first: int, trays: int) -> None:
                          f"{2 * BENCH_SEED_START - 1:,}: {trays} trays from seed {first:,}")
 
 
-def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | None = None
+def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | None = None, runs: int = 0
             ) -> Iterator[tuple[str, np.ndarray, list, DieModel, bool]]:
     """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set; `dice`:
-    that many dice a virtual tray (d6 and excape sets), read expecting them."""
+    that many dice a virtual tray (d6 and excape sets), read expecting them; `runs`: the trays in runs of that many,
+    each run's dice of one size (vision.bench.run_die_size)."""
     if name in PHOTO_SETS:
         for tray, photo in _photos(name):
             yield tray, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
@@ -120,7 +122,8 @@ def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | No
     start = first if first is not None else _default_start(name)
     check_tuning_seeds(start, trays)
     for seed in range(start, start + trays):
-        yield _virtual_frame(name, seed, start, look, dice)
+        sized = {**look, "die_size": run_die_size(seed - (seed - start) % runs)} if runs else look
+        yield _virtual_frame(name, seed, start, sized, dice)
 
 
 def _photos(name: str) -> Iterator:
@@ -166,9 +169,11 @@ def _virtual_frame(name: str, seed: int, start: int, look: dict, dice: int | Non
 
 
 def read_set(name: str, trays: int = 250, first: int | None = None, look: dict | None = None,
-             dice: int | None = None) -> SetRecord:
+             dice: int | None = None, runs: int = 0) -> SetRecord:
     """Read a tuning set with the reader as it is now (`dice`: that many dice a virtual d6 or Excape tray, read
-    expecting them)."""
+    expecting them; `runs`: throws read as a table reads them, in runs of that many throws of one set of dice, each
+    read with the side the run's throws before showed, vision.dice_sides)."""
+    from vision.dice_sides import DiceSides
     from vision.read import read_tray
 
     if name not in SETS:
@@ -176,10 +181,18 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
     if dice is not None and (name not in ("d6", "excape") or dice < 1):
         raise SystemExit(f"dice a tray (--dice) are for the d6 and excape sets, and at least 1: got {dice} for "
                          f"set {name!r}")
+    if runs < 0 or (runs and not (name in THROW_SETS or dice is not None)):
+        raise SystemExit(f"runs of throws (--runs) are for throws read expecting their dice (a throw set, or --dice) "
+                         f"and at least 1: got {runs} for set {name!r}")
     record = SetRecord(name)
     look = _renderer_look(look)
-    for tray, image, truth, model, expect in _frames(name, first, trays, look, dice):
-        reading = read_tray(image, model, expect=len(truth) if expect else None)
+    sides = DiceSides()
+    for k, (tray, image, truth, model, expect) in enumerate(_frames(name, first, trays, look, dice, runs)):
+        if runs and k % runs == 0:
+            sides.forget()                  # another set of dice
+        reading = read_tray(image, model, expect=len(truth) if expect else None, die_side=sides.side)
+        if runs:
+            sides.remember(reading)
         record.accepted[tray] = reading.status == "ok"
         if reading.status == "ok" and not faces_are(reading, [label for label, _, _ in truth]):
             record.faces_wrong.add(tray)
@@ -377,6 +390,8 @@ def main(argv: list[str]) -> int:
     read.add_argument("--look", type=json.loads, default={}, help="renderer look, JSON (vision.virtual_tray.Look)")
     read.add_argument("--dice", type=int, help="dice a virtual d6 or excape tray, read expecting them (a throw at "
                       "the table: 2)")
+    read.add_argument("--runs", type=int, default=0, help="throws in runs of this many of one set of dice, each read "
+                      "with the side the run's throws before showed, as the table reads them (a throw set, or --dice)")
     read.add_argument("--save", type=Path, help="where to keep the record, for compare")
     battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
     battery.add_argument("folder", type=Path)
@@ -404,7 +419,7 @@ def main(argv: list[str]) -> int:
     if args.command == "read":
         if args.trays < 1:
             raise SystemExit(f"--trays must be at least 1, got {args.trays}")
-        record = read_set(args.set, args.trays, args.first, args.look, args.dice)
+        record = read_set(args.set, args.trays, args.first, args.look, args.dice, args.runs)
         print(summary(record))
         if args.save:
             args.save.write_bytes(pickle.dumps(record))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from budget import examples
@@ -52,3 +53,20 @@ def factory() -> Iterator[object]:
     yield mock_factory
     mock_factory.reset()
     mock_factory.close()
+
+
+@pytest.fixture
+def sides_asked(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """The die_side each call of vision.read.read_tray is given from now on (the dice's side a table remembers:
+    vision.dice_sides), in order; the reads themselves as they are."""
+    import vision.read
+
+    asked: list[float | None] = []
+    read_tray = vision.read.read_tray
+
+    def recording(*args: Any, die_side: float | None = None, **kwargs: Any) -> Any:
+        asked.append(die_side)
+        return read_tray(*args, die_side=die_side, **kwargs)
+
+    monkeypatch.setattr(vision.read, "read_tray", recording)
+    return asked

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -109,21 +108,13 @@ def test_a_throw_read_again_after_a_lamp_is_lit_is_not_a_second_roll() -> None:
 
 
 def test_the_watcher_reads_each_throw_with_the_side_its_dice_showed_in_the_throws_before(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        sides_asked: list[float | None]) -> None:
     # At a table the dice look as big throw after throw: the reader is told so (vision.dice_sides), for a throw
     # whose dice are each boxed by one pip. Forgotten for another game's dice, or frames of another size.
-    import vision.read
     from vision.models import D6, EXCAPE, DieModel
     from vision.virtual_tray import roll_frames
 
-    asked: list[float | None] = []
-    read_tray = vision.read.read_tray
-
-    def recording(*args: Any, die_side: float | None = None, **kwargs: Any) -> Any:
-        asked.append(die_side)
-        return read_tray(*args, die_side=die_side, **kwargs)
-
-    monkeypatch.setattr(vision.read, "read_tray", recording)
+    asked = sides_asked
     watcher = TrayWatcher(Config())
 
     def throw(seed: int, faces: list[str], game: str = "mex", model: DieModel = D6,

@@ -6,7 +6,6 @@ import collections
 import pickle
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -88,9 +87,8 @@ def test_a_throw_set_renders_its_look_and_is_read_as_the_table_reads_a_throw() -
 
 
 def test_throws_read_in_runs_are_one_set_of_dice_a_run_each_read_with_the_side_the_run_showed(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        sides_asked: list[float | None]) -> None:
     # As the table reads them (vision.dice_sides), and as the bench's runs row does (vision.bench.run_die_size).
-    import vision.read
     from vision.bench import run_die_size
     from vision.models import D6
     from vision.virtual_tray import render_tray
@@ -100,14 +98,7 @@ def test_throws_read_in_runs_are_one_set_of_dice_a_run_each_read_with_the_side_t
         first = 3_200_004 if k < 3 else 3_200_007
         drawn = render_tray(seed, D6, n_dice=2, die_colour="black", tray="felt", die_size=run_die_size(first))
         assert (frames[k][1] == drawn.image).all()
-    asked: list[float | None] = []
-    read_tray = vision.read.read_tray
-
-    def recording(*args: Any, die_side: float | None = None, **kwargs: Any) -> Any:
-        asked.append(die_side)
-        return read_tray(*args, die_side=die_side, **kwargs)
-
-    monkeypatch.setattr(vision.read, "read_tray", recording)
+    asked = sides_asked
     record = tuning.read_set("black-pairs-on-felt", trays=4, first=3_200_004, runs=3)
     assert len(record.accepted) == 4
     # Two throws of two dice read sure (none a 1) give the third its side; the next run's dice are not measured by it.

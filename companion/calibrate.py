@@ -25,7 +25,7 @@ import numpy as np
 
 from companion.config import DEFAULT_PATH, Config, ConfigError, load_config, parse_config
 from companion.errors import DiceCompanionError
-from companion.files import why_unreadable, write_whole
+from companion.files import file_error_reason, write_whole
 
 LIVE_WARMUP_FRAMES = 15     # a live camera's first frames, while its exposure settles, are not looked at
 LIVE_FRAMES = 5             # the median of this many frames after them: sensor noise evened out
@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
                 print(f"deleted the tray found at the table ({saved_in / SAVED_TRAY_FILE}): the config's applies")
         except OSError as err:
             raise CalibrationError(f"cannot delete the tray found at the table, {saved_in / SAVED_TRAY_FILE}, which "
-                                   f"the companion uses instead of the config's: {why_unreadable(err)}") from err
+                                   f"the companion uses instead of the config's: {file_error_reason(err)}") from err
     return 0
 
 
@@ -150,7 +150,7 @@ def _write_tray(path: Path, tray: list[int]) -> None:
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
     except (OSError, UnicodeDecodeError) as err:
-        raise CalibrationError(f"cannot read the config file {path}: {why_unreadable(err)}") from err
+        raise CalibrationError(f"cannot read the config file {path}: {file_error_reason(err)}") from err
     updated = with_setting(text, "camera", "tray", _toml_list(tray), str(path))
     try:
         written = tuple(parse_config(updated, str(path)).camera.tray)
@@ -162,7 +162,7 @@ def _write_tray(path: Path, tray: list[int]) -> None:
     try:
         write_whole(path, updated)
     except OSError as err:
-        raise CalibrationError(f"cannot write the config file {path}: {why_unreadable(err)}") from err
+        raise CalibrationError(f"cannot write the config file {path}: {file_error_reason(err)}") from err
 
 
 _SECTION = re.compile(r"^\s*\[\s*([A-Za-z0-9_-]+)\s*\]\s*(#.*)?$")

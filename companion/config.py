@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from companion.errors import ConfigError
-from companion.files import why_unreadable
+from companion.files import file_error_reason
 
 DEFAULT_PATH = Path("/etc/dice-companion/config.toml")
 
@@ -105,7 +105,7 @@ def load_config(path: str | Path | None = None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"cannot read the config file {path}: {why_unreadable(err)}") from err
+        raise ConfigError(f"cannot read the config file {path}: {file_error_reason(err)}") from err
     return parse_config(text, source=str(path))
 
 

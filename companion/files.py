@@ -32,10 +32,10 @@ def write_whole(path: Path, text: str) -> None:
     fsync_dir(path.parent)
 
 
-def why_unreadable(err: OSError | UnicodeDecodeError) -> str:
-    """Why a text file could not be read, in words for its error message: the system's reason (an OSError raised
-    with a message alone has no strerror), or where the bytes stop being UTF-8 (a binary file, or one saved in
-    another encoding)."""
+def file_error_reason(err: OSError | UnicodeDecodeError) -> str:
+    """Why a file could not be read, written or removed, in words for its error message: the system's reason (an
+    OSError raised with a message alone has no strerror), or where the bytes stop being UTF-8 (a binary file, or one
+    saved in another encoding)."""
     if isinstance(err, UnicodeDecodeError):
         return f"not UTF-8 text (byte {err.start} is not UTF-8)"
     return err.strerror or str(err) or type(err).__name__

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from companion.errors import DiceCompanionError
-from companion.files import fsync_dir, why_unreadable, write_whole
+from companion.files import file_error_reason, fsync_dir, write_whole
 
 
 class JournalError(DiceCompanionError):
@@ -31,7 +31,8 @@ class Journal:
         try:
             self.archive.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise JournalError(f"cannot create the journal directory {self.directory}: {why_unreadable(err)}") from err
+            raise JournalError(f"cannot create the journal directory {self.directory}: "
+                               f"{file_error_reason(err)}") from err
 
     @property
     def current_path(self) -> Path:

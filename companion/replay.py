@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from companion.files import why_unreadable
+from companion.files import file_error_reason
 from companion.rules import Game, LogError, RuleError
 from companion.rules.excape import ExcapeState
 from companion.rules.mex import MexState
@@ -88,7 +88,7 @@ def main(argv: list[str]) -> int:
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        print(f"cannot read table log {args.file}: {why_unreadable(err)}; expected a readable UTF-8 text file",
+        print(f"cannot read table log {args.file}: {file_error_reason(err)}; expected a readable UTF-8 text file",
               file=sys.stderr)
         return 2
     game, error = replay_text(text)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.config import region_fits
 from companion.errors import DiceCompanionError
-from companion.files import why_unreadable, write_whole
+from companion.files import file_error_reason, write_whole
 
 SAVED_TRAY_FILE = "tray.json"
 log = logging.getLogger("companion.saved_tray")
@@ -52,7 +52,7 @@ def save_tray(directory: Path, saved: SavedTray) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         write_whole(directory / SAVED_TRAY_FILE, text)
     except OSError as err:
-        raise DiceCompanionError(f"cannot save the tray in {directory}: {why_unreadable(err)}") from err
+        raise DiceCompanionError(f"cannot save the tray in {directory}: {file_error_reason(err)}") from err
 
 
 def forget_saved_tray(directory: Path) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 from companion.config import Config
 from companion.controller import Controller, ControllerError
 from companion.errors import DiceCompanionError
-from companion.files import why_unreadable
+from companion.files import file_error_reason
 from companion.journal import Journal
 from companion.rules import Game, RuleError
 from companion.rules.tablelog import parse_setup, strip_comment
@@ -120,7 +120,7 @@ def run_script(path: Path, *, journal_dir: Path, config: Config | None = None) -
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise ScriptError(0, f"cannot read the script {path}: {why_unreadable(err)}") from err
+        raise ScriptError(0, f"cannot read the script {path}: {file_error_reason(err)}") from err
     game_line, steps = parse_script(text, path.parent)
     return play(game_line, steps, journal_dir=journal_dir, config=config)
 

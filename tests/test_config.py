@@ -75,14 +75,14 @@ def test_a_config_that_is_not_utf8_text_is_a_clear_error(tmp_path):
 
 
 def test_why_a_file_is_unreadable_is_never_empty():
-    from companion.files import why_unreadable
-    assert why_unreadable(FileNotFoundError(2, "No such file or directory")) == "No such file or directory"
+    from companion.files import file_error_reason
+    assert file_error_reason(FileNotFoundError(2, "No such file or directory")) == "No such file or directory"
     # Raised by a library with a message alone: no strerror, the message instead.
-    assert why_unreadable(OSError("device went away")) == "device went away"
-    assert why_unreadable(OSError()) == "OSError"
+    assert file_error_reason(OSError("device went away")) == "device went away"
+    assert file_error_reason(OSError()) == "OSError"
     with pytest.raises(UnicodeDecodeError) as raised:
         b"ok\xff".decode("utf-8")
-    assert why_unreadable(raised.value) == "not UTF-8 text (byte 2 is not UTF-8)"
+    assert file_error_reason(raised.value) == "not UTF-8 text (byte 2 is not UTF-8)"
 
 
 def test_the_camera_frames_the_config_allows_are_the_ones_the_reader_reads():

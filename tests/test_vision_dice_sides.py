@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 import pytest
@@ -14,9 +15,9 @@ from vision.read import ReadError, read_tray
 from vision.result import DieReading, TrayReading
 
 
-def _throw(*dice: tuple[str, bool, float], status: str = "ok") -> TrayReading:
+def _throw(*dice: tuple[str, bool, float], status: Literal["ok", "reroll"] = "ok") -> TrayReading:
     return TrayReading(status=status, dice=tuple(DieReading(face, 0.9, sure, (0, 0, 1, 1), side=side)
-                                                 for face, sure, side in dice))  # type: ignore[arg-type]
+                                                 for face, sure, side in dice))
 
 
 def test_the_side_is_the_median_of_the_dice_counted_sure_that_are_not_ones() -> None:

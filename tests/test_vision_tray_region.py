@@ -89,7 +89,8 @@ def test_a_die_rolled_out_of_the_tray_is_said_to_be_outside_it() -> None:
 def test_a_real_die_beside_the_tray_is_no_die_of_the_throw(test_data: Path) -> None:
     # A real photo: 19 dice in a walled tray, a 20th on the table beside it (the data set left it unlabelled). With
     # no region the reader counts it, and refuses the throw; with the region found in the same photo, the throw of 19
-    # is read whole; a throw of 20 is one short inside the tray, and the die beside it is said to be outside.
+    # is read whole (but for a 6 at the top left whose reads are torn: their mean 0.649, under SURE_CONFIDENCE); a
+    # throw of 20 is one short inside the tray, and the die beside it is said to be outside.
     folder = test_data / "beside-tray"
     frame = cv2.imread(str(folder / "IMG_20191208_111530.jpg"))
     labels = (folder / "IMG_20191208_111530.txt").read_text().splitlines()
@@ -99,7 +100,8 @@ def test_a_real_die_beside_the_tray_is_no_die_of_the_throw(test_data: Path) -> N
         _, cx, cy, _, _ = map(float, line.split())
         assert x <= cx * 640 < x + w and y <= cy * 640 < y + h
     assert len(read_tray(frame, D6).dice) == 20
-    assert [d.sure for d in read_tray(frame, D6, tray=region, expect=19).dice] == [True] * 19
+    within = read_tray(frame, D6, tray=region, expect=19).dice
+    assert len(within) == 19 and [d.reason for d in within if not d.sure] == ["unclear"]
     one_short = read_tray(frame, D6, tray=region, expect=20)
     assert one_short.status == "reroll" and "die 20 of 20 (bottom left) is outside the tray" in str(one_short.reason)
 

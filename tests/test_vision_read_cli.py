@@ -147,8 +147,8 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     assert float(calibration.group(2)) in (0.0, 25.0, 50.0, 75.0, 100.0)
     throw_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
                   if line.startswith(("| d6, any look ", "| black d6 on dark felt ", "| excape, any look ",
-                                      "| black d6 on felt, runs "))]
-    assert len(throw_rows) == 4
+                                      "| black d6 on felt, runs ", "| d6 resting together "))]
+    assert len(throw_rows) == 5
     for name, throws, dice, _, _, _, accepted_wrong in throw_rows:
         assert (throws, dice) == ("2", "4") and 0 <= int(accepted_wrong) <= 2, name
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out

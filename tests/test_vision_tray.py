@@ -207,6 +207,40 @@ def test_stacked_dice_overlap() -> None:
         assert overlap_w > 0.2 * stacked[0].size and overlap_h > 0.2 * stacked[0].size
 
 
+def _gap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """Pixels between two boxes (negative: they overlap by that much at least one way)."""
+    return max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2]), b[1] - (a[1] + a[3]), a[1] - (b[1] + b[3]))
+
+
+def test_dice_that_touch_rest_against_each_other_and_never_in_each_other() -> None:
+    # Seen from straight above (no perspective), a die resting against another abuts it: most dice lie within a
+    # pixel of another, and no die takes up another's floor, so the dice cover as much tray as their sides make.
+    look = {"die_size": 36, **CLEAN}
+    abutting = dice = 0
+    for seed in range(4):
+        rendered = render_tray(seed, D6, n_dice=5, size=SIZE, touching=True, **look)
+        boxes = [d.box for d in rendered.dice]
+        gaps = [min(_gap(a, b) for b in boxes if b is not a) for a in boxes]
+        abutting, dice = abutting + sum(g <= 1 for g in gaps), dice + len(boxes)
+        covered = np.count_nonzero(changed_mask(seed, rendered.image, **look))
+        apart = render_tray(seed, D6, n_dice=5, size=SIZE, **look)
+        assert covered > 0.98 * np.count_nonzero(changed_mask(seed, apart.image, **look))
+    assert abutting > dice / 2
+
+
+def test_dice_that_touch_overlap_in_perspective() -> None:
+    # Seen from a camera low over the tray, a die resting against another hides a part of it: their boxes overlap
+    # by a fifth of a die and more. Apart, only the corners of two dice's upright boxes may (a turned die's box is
+    # bigger than the die).
+    def deep_overlaps(**touching: bool) -> int:
+        rendered = [render_tray(seed, D6, n_dice=5, size=SIZE, camera_height=1.6, tilt=0.0, **touching)
+                    for seed in range(6)]
+        return sum(_gap(a.box, b.box) < -0.2 * min(a.size, b.size)
+                   for tray in rendered for a, b in itertools.combinations(tray.dice, 2))
+
+    assert deep_overlaps() == 0 and deep_overlaps(touching=True) >= 5
+
+
 def test_cut_die_is_partly_outside_the_frame() -> None:
     for seed in range(4):
         rendered = render_tray(seed, D6, n_dice=2, size=SIZE, hazards=frozenset({"cut"}), **CLEAN)
@@ -298,6 +332,7 @@ def test_many_dice_fit_or_fail_clearly() -> None:
     ({"sparkle": True}, "unknown look option"),
     ({"tray": "glass"}, "tray must be"),
     ({"die_colour": "pink"}, "die_colour must be"),
+    ({"touching": "yes"}, "touching must be true or false"),
     ({"size": (10, 10)}, "size must be"),
     ({"jpeg_quality": 0}, "jpeg_quality"),
     ({"n_dice": -1}, "n_dice must be"),

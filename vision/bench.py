@@ -12,9 +12,10 @@ Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the 
 tray (on the table beside it, read with the tray's region calibrated: the box of its rim as drawn), read with the
 number of dice thrown (as the companion reads): the hazard dice must come out unsure or not be found, and no such
 tray may be accepted ("ok") - a tray accepted with a cocked die in it is a wrong throw counted in the game.
-Throws: two dice at a time, d6 of any look and black on dark felt (the Mex table's hardest look) and Excape's dice of
-any look, read expecting two as the companion's tables read a throw: dice read right and silently wrong, throws
-accepted, and throws accepted whose faces are not those thrown (the game counts another throw).
+Throws: two dice at a time, d6 of any look and black on dark felt (the Mex table's hardest look), Excape's dice of
+any look, and d6 resting against each other, read expecting two as the companion's tables read a throw: dice read
+right and silently wrong, throws accepted, and throws accepted whose faces are not those thrown (the game counts
+another throw).
 Speed: median ms per frame of read_tray on one core (cv2.setNumThreads(1)) at 640x480 and 1280x960 over 40 frames
 of 2-20 dice, each read SPEED_READS times, its 90th percentile and its median by number of dice, and the motion
 tracker's per frame (it sees every camera frame; read_tray runs once a throw), and that median as a multiple of a
@@ -188,10 +189,13 @@ HAZARD_HEADER = ("| hazard   | trays | hazard dice | flagged | not found | read 
 # die missing from such a throw). Name, model, look, run: 0, each throw drawn alone (its dice of any size); n, runs of
 # n throws of one set of dice, read with the side the run's throws before showed (vision.dice_sides), as a table reads
 # throw after throw of its dice.
-# Excape's throws too: the table reads both games' throws (its rows' seeds follow in THROW_SETS' order).
+# Excape's throws too: the table reads both games' throws (its rows' seeds follow in THROW_SETS' order). And two dice
+# that come to rest against each other (Look.touching, four throws in five), the one nearer the camera hiding a part
+# of the other, as real dice often do.
 BLACK_ON_FELT = {"die_colour": "black", "tray": "felt"}
 THROW_SETS = (("d6, any look", D6, {}, 0), ("black d6 on dark felt", D6, BLACK_ON_FELT, 0),
-              ("excape, any look", EXCAPE, {}, 0), ("black d6 on felt, runs", D6, BLACK_ON_FELT, 10))
+              ("excape, any look", EXCAPE, {}, 0), ("black d6 on felt, runs", D6, BLACK_ON_FELT, 10),
+              ("d6 resting together", D6, {"touching": True}, 0))
 # A run's dice: their side drawn as the renderer draws a tray's (25-60 px at 640x480, each die within 7% of it).
 RUN_DIE_SIDES = (25.0, 60.0)
 RUN_DIE_SPREAD = 0.07

@@ -78,7 +78,10 @@ class Look:
     in image widths (lower = stronger perspective, >= 1.2); tilt: camera tilt in degrees; light: unevenness 0..1;
     shadows: draw soft shadows; defocus: Gaussian sigma in pixels; noise: sensor noise sigma in grey levels;
     jpeg_quality: 1..100 or None for no JPEG artefacts; full_floor: the tray floor fills the frame (no walls);
-    clean: no degradations (top-down, even light, no noise/blur/JPEG/shadows) unless set explicitly.
+    touching: a die placed beside another rests against it, as real dice come to rest (most dice of a tray then lean
+    on a neighbour's side, and in perspective the die nearer the camera hides part of the other; without it, no two
+    dice overlap in the picture); clean: no degradations (top-down, even light, no noise/blur/JPEG/shadows) unless
+    set explicitly.
     """
 
     tray: str | None = None
@@ -93,6 +96,7 @@ class Look:
     noise: float | None = None
     jpeg_quality: int | str | None = _RANDOM
     full_floor: bool | None = None
+    touching: bool = False
     clean: bool = False
 
     @classmethod
@@ -126,6 +130,8 @@ class Look:
             if not 6 <= low <= high:
                 raise RenderError("die_size must be at least 6 px (a number or a low <= high pair), "
                                   f"got {self.die_size}")
+        if not isinstance(self.touching, bool):
+            raise RenderError(f"touching must be true or false, got {self.touching!r}")
         for name in ("defocus", "noise", "tilt"):
             value = getattr(self, name)
             if value is not None and value < 0:
@@ -188,6 +194,7 @@ class _Scene:
     die_size: tuple[float, float]
     walls: bool                   # the tray's walls are in view (else its floor fills the frame)
     outside: int | None = None    # the side (0 left, 1 top, 2 right, 3 bottom) with room for a die on the table
+    touching: bool = False        # dice rest against each other (Look.touching)
 
 
 def _seen_box(camera: Camera, rect: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -274,7 +281,8 @@ def _make_scene(rng: np.random.Generator, size: tuple[int, int], look: Look, *, 
         shadow_strength=light_rng.uniform(0.12, 0.35),
         defocus=look.defocus if look.defocus is not None else light_rng.uniform(0.0, 0.7) * scale,
         noise=look.noise if look.noise is not None else light_rng.uniform(1.0, 4.0),
-        jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0, outside=side)
+        jpeg_quality=jpeg_quality, die_size=die_size, walls=tray_look.wall_width > 0, outside=side,
+        touching=look.touching)
 
 
 def _room_beside(rng: np.random.Generator, look: TrayLook, size: tuple[int, int]) -> tuple[TrayLook, int]:
@@ -472,6 +480,8 @@ class _Placer:
             width, height = self.scene.size
             if mine.min() < 2 or mine[:, 0].max() > width - 3 or mine[:, 1].max() > height - 3:
                 return False
+        if self.scene.touching:
+            return self._clear_on_the_floor(i, xy, ignore, turn)
         for j, other in self.placed.items():
             if j in ignore or np.linalg.norm(xy - other) >= self.radius(i, xy) + self.radius(j, other):
                 continue
@@ -482,15 +492,47 @@ class _Placer:
                 return False
         return True
 
+    def footprint(self, i: int, xy: np.ndarray, turn: np.ndarray | None = None) -> np.ndarray:
+        """The floor the die covers (the convex hull of its corners seen from straight above), in floor pixels."""
+        die = self.dice[i]
+        corners = cube_corners(die.size, die.turn if turn is None else turn, (xy[0], xy[1]), die.base_z)
+        return cv2.convexHull(corners.reshape(-1, 3)[:, :2].astype(np.float32))[:, 0]
+
+    def _clear_on_the_floor(self, i: int, xy: np.ndarray, ignore: tuple[int, ...], turn: np.ndarray | None) -> bool:
+        """Does die i at xy take up no floor another die takes? Two dice may touch, and in the picture overlap."""
+        mine = self.footprint(i, xy, turn)
+        reach = 0.75 * self.dice[i].size
+        for j, other in self.placed.items():
+            if j in ignore or np.linalg.norm(xy - other) >= reach + 0.75 * self.dice[j].size:
+                continue
+            area, _ = cv2.intersectConvexConvex(mine, self.footprint(j, other))
+            if area > 0:
+                return False
+        return True
+
+    def against(self, i: int, j: int, angle: float) -> np.ndarray:
+        """The centre of die i resting against die j on its side towards `angle`: moved out from j's centre until
+        their footprints no longer overlap, then a hair more (a die rests on its neighbour's side, not in it)."""
+        direction = np.array([np.cos(angle), np.sin(angle)])
+        theirs = self.footprint(j, self.placed[j])
+        low, high = 0.0, 0.75 * (self.dice[i].size + self.dice[j].size)
+        for _ in range(20):
+            middle = (low + high) / 2
+            area, _ = cv2.intersectConvexConvex(self.footprint(i, self.placed[j] + middle * direction), theirs)
+            low, high = (middle, high) if area > 0 else (low, middle)
+        return self.placed[j] + (high + 0.3) * direction
+
     def near_point(self, i: int) -> np.ndarray:
         """Mostly anywhere on the floor, but a third of the time right beside a die already there: real dice
         come to rest in clusters."""
-        if not self.placed or self.rng.random() < 0.65:
+        # Dice that touch (Look.touching) rest against a neighbour four times in five.
+        if not self.placed or self.rng.random() < (0.2 if self.scene.touching else 0.65):
             return self.floor_point(i)
         j = list(self.placed)[int(self.rng.integers(len(self.placed)))]
         angle = self.rng.uniform(0, 2 * np.pi)
         reach = 0.5 * (self.dice[i].size + self.dice[j].size) * self.rng.uniform(1.0, 1.5)
-        xy = self.placed[j] + reach * np.array([np.cos(angle), np.sin(angle)])
+        xy = self.against(i, j, angle) if self.scene.touching else (
+            self.placed[j] + reach * np.array([np.cos(angle), np.sin(angle)]))
         return xy if self.inside(i, xy) else self.floor_point(i)
 
     def inside(self, i: int, xy: np.ndarray) -> bool:
@@ -752,7 +794,9 @@ def _compose(scene: _Scene, dice: list[_Die], hand: Hand | None = None
     image = _shadows(scene.background.copy(), dice, scene)
     boxes: list[Box | None] = [None] * len(dice)
     centres: list[tuple[float, float]] = [(0.0, 0.0)] * len(dice)
-    for index in sorted(range(len(dice)), key=lambda i: dice[i].base_z):
+    # Painted from the farthest from the camera: of two dice resting against each other, the nearer hides a part of
+    # the other (dice that do not touch never overlap in the picture, whatever the order).
+    for index in sorted(range(len(dice)), key=lambda i: (dice[i].base_z, -_distance(scene.camera, dice[i]))):
         die = dice[index]
         sprite = _sprite(die, scene)
         _paste(image, sprite)
@@ -763,6 +807,11 @@ def _compose(scene: _Scene, dice: list[_Die], hand: Hand | None = None
     if hand is not None:
         image = paint_hand(image, hand)
     return cv2.multiply(image, scene.gain), boxes, centres
+
+
+def _distance(camera: Camera, die: _Die) -> float:
+    """How far the die's middle is from the camera."""
+    return float(np.linalg.norm(np.array([die.xy[0], die.xy[1], die.base_z + die.size / 2]) - camera.position))
 
 
 def _check_hazards(hazards: frozenset[str] | set[str]) -> frozenset[str]:

@@ -68,6 +68,8 @@ BATTERY: dict[str, tuple[str, dict]] = {
     "black-pairs-on-felt": ("black-pairs-on-felt", {"trays": 800}),
     "d6-throws": ("d6", {"first": 3_220_000, "trays": 1000, "dice": 2}),
     "excape-throws": ("excape", {"first": 3_230_000, "trays": 1000, "dice": 2}),
+    # Two dice that come to rest against each other (the renderer's touching look, session 35).
+    "touching-throws": ("d6", {"first": 4_843_000, "trays": 1000, "dice": 2, "look": {"touching": True}}),
 }
 
 

@@ -1,5 +1,5 @@
-"""`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--tray X,Y,W,H|auto] [--json]`: read
-tray photos.
+"""`dice-companion read IMAGE... [--dice d6|excape|MODEL_FILE] [--expect N] [--tray X,Y,W,H|auto] [--die-side PX]
+[--json]`: read tray photos.
 
 Each image is read on its own: one that cannot be opened, is not an image or is one the reader cannot use (too
 small to show dice) gets an error line (on stderr) and the others are still read; the exit code is 2 if any image
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -62,6 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tray", type=_tray_option, metavar="X,Y,W,H|auto",
                         help="read inside this tray region (pixels of each image), or the one found in each image "
                              "(auto, as `dice-companion calibrate` finds it); default: the whole image")
+    parser.add_argument("--die-side", type=_die_side_option, metavar="PX",
+                        help="the dice's top-face side in pixels of the images, as the table's earlier throws showed "
+                             "it: read as the companion reads a throw at a table that knows its dice (a die boxed much "
+                             "smaller is doubted as one pip of a die)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per image (JSON Lines)")
     return parser
 
@@ -77,6 +82,16 @@ def _tray_option(text: str) -> tuple[int, int, int, int] | str:
         raise argparse.ArgumentTypeError(f"expected X,Y,W,H (whole pixels, a width and height of 1 or more) or auto, "
                                          f"got {text!r}")
     return values  # type: ignore[return-value]
+
+
+def _die_side_option(text: str) -> float:
+    try:
+        side = float(text)
+    except ValueError:
+        side = math.nan
+    if not (math.isfinite(side) and side > 0):
+        raise argparse.ArgumentTypeError(f"expected a side in pixels (a number above 0), got {text!r}")
+    return side
 
 
 def main(argv: list[str]) -> int:
@@ -95,7 +110,7 @@ def main(argv: list[str]) -> int:
             continue
         try:
             tray = find_tray_region(image) if args.tray == "auto" else args.tray
-            reading = read_tray(image, model, tray=tray, expect=args.expect)
+            reading = read_tray(image, model, tray=tray, expect=args.expect, die_side=args.die_side)
         except (ReadError, TrayRegionError, TrayRegionNotFound) as error:   # this file only
             print(f"dice-companion read: {path}: {error}", file=sys.stderr)
             failed = True

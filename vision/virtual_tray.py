@@ -67,6 +67,9 @@ _MIN_PIP_CONTRAST = 70.0  # luminance levels between pips and body: a real die's
 _MIN_PIP_DISTANCE = 100.0   # BGR distance between a pip colour asked for and each resin of a marbled die
 
 _RANDOM = "random"
+# No corner of a cube lies farther from its middle, seen from above however it is turned, than half its diagonal,
+# sqrt(3) / 2 of its side: dice whose middles lie farther apart than the sum of theirs cannot share floor.
+HALF_DIAGONAL = 0.87
 
 
 @dataclass(frozen=True)
@@ -501,9 +504,9 @@ class _Placer:
     def _clear_on_the_floor(self, i: int, xy: np.ndarray, ignore: tuple[int, ...], turn: np.ndarray | None) -> bool:
         """Does die i at xy take up no floor another die takes? Two dice may touch, and in the picture overlap."""
         mine = self.footprint(i, xy, turn)
-        reach = 0.75 * self.dice[i].size
+        reach = HALF_DIAGONAL * self.dice[i].size
         for j, other in self.placed.items():
-            if j in ignore or np.linalg.norm(xy - other) >= reach + 0.75 * self.dice[j].size:
+            if j in ignore or np.linalg.norm(xy - other) >= reach + HALF_DIAGONAL * self.dice[j].size:
                 continue
             area, _ = cv2.intersectConvexConvex(mine, self.footprint(j, other))
             if area > 0:
@@ -524,12 +527,12 @@ class _Placer:
 
     def near_point(self, i: int) -> np.ndarray:
         """Mostly anywhere on the floor, but a third of the time right beside a die already there: real dice
-        come to rest in clusters."""
-        # Dice that touch (Look.touching) rest against a neighbour four times in five.
+        come to rest in clusters. With Look.touching, four times in five, resting against it."""
         if not self.placed or self.rng.random() < (0.2 if self.scene.touching else 0.65):
             return self.floor_point(i)
         j = list(self.placed)[int(self.rng.integers(len(self.placed)))]
         angle = self.rng.uniform(0, 2 * np.pi)
+        # Drawn either way, so that a tray drawn without touching draws every later number as before.
         reach = 0.5 * (self.dice[i].size + self.dice[j].size) * self.rng.uniform(1.0, 1.5)
         xy = self.against(i, j, angle) if self.scene.touching else (
             self.placed[j] + reach * np.array([np.cos(angle), np.sin(angle)]))
@@ -795,7 +798,7 @@ def _compose(scene: _Scene, dice: list[_Die], hand: Hand | None = None
     boxes: list[Box | None] = [None] * len(dice)
     centres: list[tuple[float, float]] = [(0.0, 0.0)] * len(dice)
     # Painted from the farthest from the camera: of two dice resting against each other, the nearer hides a part of
-    # the other (dice that do not touch never overlap in the picture, whatever the order).
+    # the other, as of a cocked die and the die it leans on (dice apart never overlap in the picture).
     for index in sorted(range(len(dice)), key=lambda i: (dice[i].base_z, -_distance(scene.camera, dice[i]))):
         die = dice[index]
         sprite = _sprite(die, scene)

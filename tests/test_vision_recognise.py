@@ -295,7 +295,7 @@ def test_a_face_each_read_gives_just_over_the_bar_is_sure_only_when_their_mean_i
 
 def test_an_unsure_die_is_decided_by_the_mean_of_eight_views() -> None:
     # As cut, the die reads a 5 at p 0.5: unsure. Five other ways read a 5 at 0.85, two a 4 at 0.65: not every
-    # view agrees, but the mean of the eight (a 5 at ~0.64, a 4 at ~0.23) decides.
+    # view agrees, but the mean of the eight (among a d6's faces, a 5 at 0.66, a 4 at 0.24) decides.
     first = _probable({"pips:5": 0.5, "pips:4": 0.3})
     five, four = _probable({"pips:5": 0.85, "pips:4": 0.05}), _probable({"pips:4": 0.65, "pips:5": 0.2})
     net = _Oriented([first, five, four, five, five, five, four, five])

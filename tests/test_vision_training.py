@@ -31,6 +31,25 @@ def test_the_locator_frames_refuse_the_benchmark_seeds() -> None:
         locator_data.virtual_frames(5, BENCH_SEED_START - 1)
 
 
+def test_the_locator_frames_can_have_dice_resting_against_each_other(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    import vision.virtual_tray
+
+    touching: list[object] = []
+    render_tray = vision.virtual_tray.render_tray
+
+    def rendering(*args: object, **options: object) -> object:
+        touching.append(options.get("touching"))
+        return render_tray(*args, **options)
+
+    monkeypatch.setattr(vision.virtual_tray, "render_tray", rendering)
+    out = tmp_path / "touching.pkl"
+    assert locator_data.main([str(out), "--trays", "2", "--first-seed", "310000", "--no-real", "--touching"]) == 0
+    assert touching == [True, True] and out.stat().st_size > 0
+    locator_data.virtual_frames(1, 310000)
+    assert touching[-1] is None
+
+
 def test_flat_data_renders_every_tray_in_the_look_asked_for(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     looks: list[dict[str, object]] = []
     render_tray = flat_data.render_tray

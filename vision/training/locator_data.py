@@ -6,7 +6,7 @@ BENCH_SEED_START, a share of them with a hazard (a cocked, stacked, cut or blurr
 640x480 and 1280x960. Each frame is brought to the reader's work width (vision.locate.to_work) and then to the
 locator's scale (vision.locate.to_locator_scale), as the reader does; boxes follow.
 
-    .venv/bin/python -m vision.training.locator_data OUT.pkl [--trays 2400] [--first-seed 300000] [--hard]
+    .venv/bin/python -m vision.training.locator_data OUT.pkl [--trays 2400] [--first-seed 300000] [--hard] [--touching]
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def hard_look(k: int, rng: np.random.Generator, size: tuple[int, int]) -> dict:
     return {"die_size": (50.0 * scale, 75.0 * scale)}
 
 
-def virtual_frames(trays: int, first_seed: int, hard: bool = False) -> list[dict]:
+def virtual_frames(trays: int, first_seed: int, hard: bool = False, touching: bool = False) -> list[dict]:
     from vision.virtual_tray import render_tray  # the renderer is only needed here, not by the reader
 
     check_training_seeds(first_seed, trays)
@@ -66,6 +66,8 @@ def virtual_frames(trays: int, first_seed: int, hard: bool = False) -> list[dict
         model = EXCAPE if k % 3 == 1 else D6
         size = (1280, 960) if k % 4 == 3 else (640, 480)
         look = hard_look(k, np.random.default_rng(seed), size) if hard else {}
+        if touching:        # dice resting against each other (vision.virtual_tray.Look.touching)
+            look["touching"] = True
         rendered = render_tray(seed, model, hazards=_HAZARDS[k % len(_HAZARDS)], size=size, **look)
         frames.append(_frame(rendered.image, [d.box for d in rendered.dice], "virtual", seed))
     return frames
@@ -79,8 +81,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-real", action="store_true")
     parser.add_argument("--hard", action="store_true", help="every tray in a hard look: dark dice on a dark tray, "
                         "pale dice on a pale one, or big dice")
+    parser.add_argument("--touching", action="store_true", help="dice placed beside another rest against it")
     args = parser.parse_args(argv)
-    frames = ([] if args.no_real else real_frames()) + virtual_frames(args.trays, args.first_seed, args.hard)
+    frames = ([] if args.no_real else real_frames()) + virtual_frames(args.trays, args.first_seed, args.hard,
+                                                                      args.touching)
     with open(args.out, "wb") as f:
         pickle.dump(frames, f)
     dice = sum(len(f["boxes"]) for f in frames)

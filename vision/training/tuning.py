@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bench import BENCH_SEED_START, faces_are, match_reading, run_die_size
+from vision.bench import BENCH_SEED_START, BLACK_ON_FELT, faces_are, match_reading, run_die_size
 from vision.models import D6, EXCAPE, DieModel
 
 TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
@@ -50,7 +50,7 @@ PHOTO_SETS = ("held-out-photos", "other-photos")
 # Throws of a look the reader once misread, as the table reads them (expecting the dice thrown): name -> model, first
 # seed, dice a throw, look. Black dice on dark felt: the locator may box one pip of a 2, a Mexx nobody threw.
 THROW_SETS: dict[str, tuple[DieModel, int, int, dict]] = {
-    "black-pairs-on-felt": (D6, 3_200_000, 2, {"die_colour": "black", "tray": "felt"}),
+    "black-pairs-on-felt": (D6, 3_200_000, 2, BLACK_ON_FELT),
 }
 SETS = (*PHOTO_SETS, "d6", "excape", *HAZARDS, *THROW_SETS)
 # The sets a rule is judged on, read in one go (`battery DIR`; `compare OLD_DIR NEW_DIR`): name in the folder -> set

@@ -140,7 +140,10 @@ class TrayWatcher:
             # (A stale empty reference, the camera bumped since the tray was seen empty, makes a settle look so until
             # an empty tray is read again: that costs one throw thrown again. A lamp does not: light is taken out.)
             return update.state, HAND_IN_TRAY
-        self._last_reading = reading
+        if not update.occupied:
+            # Found empty under what may be a hand, the tray's last throw is still the one read before: the dice it
+            # hid, seen again once it left, are that throw, no new one.
+            self._last_reading = reading
         if update.was_there and reading.dice:
             # Said, not silently dropped: dice thrown while the companion started (it boots in ~30 s) would seem
             # ignored for no reason. Not said for the same throw read again: nothing new happened at the table.

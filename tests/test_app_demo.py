@@ -169,6 +169,37 @@ def test_a_hand_resting_over_the_dice_is_no_throw() -> None:
         == [["1", "2"]]                                     # the next throw counts
 
 
+def test_a_hand_hiding_both_dice_does_not_stop_the_next_throws_counting() -> None:
+    # A hand rests over both dice of the throw just read, longer than the tracker's patience: the reader, asked
+    # then, finds no die. Taken for the tray's empty look, that frame made every later settle look like a hand in
+    # the tray (it differs from the hand's frame where the hand was): each throw was said "Hand in tray?" and not
+    # counted, until an empty tray lay still past the patience. The dice it hid are the throw already counted.
+    import cv2
+
+    from vision.models import D6
+    from vision.virtual_tray import render_tray, roll_frames
+
+    seed, size = 4_570_037, (320, 240)
+    empty = render_tray(seed, D6, n_dice=0, size=size, clean=True).image
+    throw = roll_frames(seed, D6, faces=["6", "5"], size=size, rolling=3, still=5, clean=True)
+    # The render's hand, moved over the dice (its arm, replicated at the frame's top, still reaches in over it).
+    shift = np.float32([[1, 0, 40], [0, 1, 8]])
+    hand, tray = (cv2.warpAffine(render_tray(seed, D6, n_dice=0, size=size, clean=True, **extra).image, shift, size,
+                                 borderMode=cv2.BORDER_REPLICATE)
+                  for extra in ({"hazards": frozenset({"hand"})}, {}))
+    over = cv2.dilate((np.abs(hand.astype(int) - tray.astype(int)).max(axis=2) > 12).astype(np.uint8),
+                      np.ones((3, 3), np.uint8)).astype(bool)
+    hiding = np.where(over[..., None], hand, throw[-1])
+    watcher = TrayWatcher(Config())
+    patience = watcher.tracker.hand_patience
+    assert _said(watcher, [empty] * 5 + throw) == [["5", "6"]]
+    assert _said(watcher, [hiding] * (patience + 10)) == [[]]     # read at last: no die to be seen, none counted
+    assert _said(watcher, [throw[-1]] * (patience + 10)) == []    # it left: the throw counted, not counted again
+    for faces in (["2", "1"], ["4", "4"]):                         # and the next throws count, as they settle
+        assert _said(watcher, roll_frames(seed, D6, faces=faces, size=size, rolling=3, still=5, clean=True)) \
+            == [sorted(faces)]
+
+
 def test_a_camera_bumped_since_the_tray_was_seen_empty_costs_one_throw_thrown_again() -> None:
     # The tray's empty look, the tracker's reference for a resting hand, is stale once the camera was bumped (the
     # view shifted by a few pixels): the next throw looks like dice under a hand, and is said so, not counted.

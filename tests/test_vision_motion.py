@@ -111,6 +111,32 @@ def test_a_still_hand_is_read_after_the_patience_runs_out() -> None:
     assert updates[reads(updates)[0]].occupied
 
 
+def test_a_tray_read_empty_under_a_still_hand_is_no_empty_look_to_hold_throws_back() -> None:
+    # The reader finds no die while a hand lies still past the patience (it may hide the dice): that frame is kept
+    # as the tray's empty look in doubt only. Then the dice thrown next, still, differ from it where the hand lay
+    # (one large area over the edge) but not from the tray read empty before it: read at once, and not "occupied".
+    empty = with_noise(empty_tray(9, SIZE).astype(float), 5, 2.0, seed=1)
+    hand = with_noise(render_tray(9, D6, n_dice=0, size=SIZE, hazards=frozenset({"hand"})).image.astype(float),
+                      12, 2.0, seed=2)
+    tracker = MotionTracker(still_frames=2, hand_patience=5)
+    run(tracker, empty, dice_found=0)
+    updates = run(tracker, hand, dice_found=0)
+    assert len(reads(updates)) == 1 and updates[reads(updates)[0]].occupied and tracker.state == "empty"
+    throw = roll_frames(9, D6, faces=["2", "6"], size=SIZE, rolling=4, still=5)
+    updates = run(tracker, throw)
+    assert reads(updates) == [4 + 2] and not updates[4 + 2].occupied
+    # A hand resting again, elsewhere (the same hand, mirrored, over the same tray): still caught, as ever.
+    hand_only = render_tray(9, D6, n_dice=0, size=SIZE, hazards=frozenset({"hand"})).image
+    elsewhere = (np.abs(hand_only.astype(int) - empty_tray(9, SIZE).astype(int)).max(axis=2) > 12)[:, ::-1]
+    mirrored = np.where(elsewhere[..., None], hand_only[:, ::-1], empty_tray(9, SIZE))
+    resting = with_noise(mirrored.astype(float), 8, 2.0, seed=3)
+    tracker = MotionTracker(still_frames=2, hand_patience=5)
+    run(tracker, empty, dice_found=0)
+    run(tracker, hand, dice_found=0)
+    updates = run(tracker, resting, dice_found=0)
+    assert reads(updates) == [2 + 5] and updates[7].occupied and all(u.hand for u in updates[2:7])
+
+
 @pytest.mark.parametrize("sigma", [2.0, 6.0])
 def test_sensor_noise_does_not_trigger(sigma: float) -> None:
     scene = render_tray(10, D6, n_dice=5, size=(640, 480), noise=0.0, jpeg_quality=None).image.astype(float)

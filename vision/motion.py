@@ -23,6 +23,9 @@ the tray is caught once the tray is known empty: the frame the reader found empt
 settle that differs from it in one large area reaching in over the edge is not read (for at most `hand_patience`
 frames, so a stale reference cannot block reading for ever). A settle read once the patience ran out, still
 looking so, says `occupied`: what it shows may lie under a hand, and is no throw to count (companion.app).
+Found empty, such a frame is the tray's look only in doubt: a hand may hide the dice. It is kept beside the
+reference, not in its place, and a settle is occupied only when it differs so from both. A camera bumped since
+the tray was seen empty is then known by its new empty look; a hand that hid the dice stops no later throw.
 """
 
 from __future__ import annotations
@@ -109,7 +112,9 @@ class MotionTracker:
         self._armed = True
         self._blocked = 0
         self._awaiting: np.ndarray | None = None  # the frame handed to the reader, until mark_read
-        self._empty_reference: np.ndarray | None = None
+        self._empty_reference: np.ndarray | None = None   # the tray read empty with nothing large lying in it
+        self._empty_in_doubt: np.ndarray | None = None    # read empty past the patience (a hand over the dice?)
+        self._awaiting_occupied = False                    # the frame handed to the reader was so
         self._last_read: np.ndarray | None = None  # the frame the reader read last, and the state it left
         self._last_read_state: MotionState = "empty"
         self._asked = False                         # request_read: read at the next settle, whatever it shows
@@ -130,8 +135,10 @@ class MotionTracker:
             raise MotionError(f"dice_found must be a count >= 0, got {dice_found!r}")
         if dice_found == 0:
             self._state = "empty"
-            if self._awaiting is not None:
-                self._empty_reference = self._awaiting
+            if self._awaiting is not None and self._awaiting_occupied:
+                self._empty_in_doubt = self._awaiting
+            elif self._awaiting is not None:
+                self._empty_reference, self._empty_in_doubt = self._awaiting, None
         else:
             self._state = "read"
         self._last_read, self._last_read_state = self._awaiting, self._state
@@ -180,7 +187,7 @@ class MotionTracker:
         was_there = not self._moved and not self._asked
         self._asked = False
         self._state = "settled"
-        self._awaiting = small
+        self._awaiting, self._awaiting_occupied = small, occupied
         return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
     def _as_last_read(self, small: np.ndarray) -> bool:
@@ -193,12 +200,13 @@ class MotionTracker:
 
     def _looks_occupied(self, small: np.ndarray) -> bool:
         """Does the still scene differ from the known empty tray in one area, coming in over the edge, that is
-        bigger than any die (or row of touching dice)? That is an arm and a hand."""
-        reference = self._empty_reference
-        if reference is None or reference.shape != small.shape:
+        bigger than any die (or row of touching dice)? That is an arm and a hand. Asked of each empty look known
+        (the reference, and the one in doubt): one the scene matches so closely clears it."""
+        references = [r for r in (self._empty_reference, self._empty_in_doubt) if r is not None]
+        if not references or any(r.shape != small.shape for r in references):
             return False
-        occupied = _changed_pixels(reference, small, 3 * self.min_pixel_threshold)
-        return _reaches_in(occupied, self.occupied_threshold)
+        return all(_reaches_in(_changed_pixels(r, small, 3 * self.min_pixel_threshold), self.occupied_threshold)
+                   for r in references)
 
     def _shrink(self, frame: np.ndarray) -> np.ndarray:
         if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim not in (2, 3) \

@@ -111,6 +111,18 @@ def test_a_still_hand_is_read_after_the_patience_runs_out() -> None:
     assert updates[reads(updates)[0]].occupied
 
 
+def test_a_hand_as_grey_as_the_felt_is_still_seen_resting_by_its_colour() -> None:
+    # A brown hand resting on green felt by two dice (fresh seed 4,890,032): in grey the two are alike where the arm
+    # comes in, and the area the hand changes did not reach the edge. The dice beside it were read.
+    seed = 4_890_032
+    empty = with_noise(empty_tray(seed, SIZE).astype(float), 6, 2.0, seed=1)
+    hand = render_tray(seed, D6, n_dice=2, size=SIZE, hazards=frozenset({"hand"})).image
+    tracker = MotionTracker(still_frames=3)
+    run(tracker, empty, dice_found=0)
+    updates = run(tracker, with_noise(hand.astype(float), 8, 2.0, seed=2))
+    assert reads(updates) == [] and all(u.hand and u.state == "rolling" for u in updates[3:])
+
+
 def test_a_tray_read_empty_under_a_still_hand_is_no_empty_look_to_hold_throws_back() -> None:
     # The reader finds no die while a hand lies still past the patience (it may hide the dice): that frame is kept
     # as the tray's empty look in doubt only. Then the dice thrown next, still, differ from it where the hand lay

@@ -6,20 +6,22 @@ Each shot shows the tray with one or more dice all showing the face LABEL up (an
 logo). The reader's locator finds the dice; each one's crop is kept (grey, at even contrast) as a look of that
 face. `dice-companion read --dice OUT.json` then reads such dice by the kept crop they match best, in any quarter
 turn (vision.recognise.template_scores). Each face needs 3 whole dice in its shots (MIN_LOOKS); more shots, in
-different places and light, make the reading sure more often.
+different places and light, make the reading sure more often. Once written, each shot is read back by the looks the
+other shots gave (read_back): how surely each face reads, and which faces look alike in these shots, is said.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from vision.flat import NOT_FLAT, not_flat
 from vision.locate import find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
-from vision.read import ReadError, checked_image
+from vision.read import ReadError, checked_image, read_tray
 from vision.recognise import (
     TEMPLATE_FORMAT,
     TEMPLATE_SIZE,
@@ -84,6 +86,52 @@ def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
                     embedder=TEMPLATE_FORMAT)
 
 
+@dataclass(frozen=True)
+class ReadBack:
+    """A taught face's shots, each read by the looks the other shots gave (leave one shot out): how a throw of that
+    face would be read, as near as the shots can tell."""
+
+    label: str
+    dice: int                                       # dice found in the shots read back
+    right: int                                      # read sure, as this face
+    wrong: dict[str, int] = field(default_factory=dict)   # read sure as another face: its label -> how many
+    shots_left: int = 0                             # shots not read back: the others give too few looks
+
+    def line(self) -> str:
+        said = f"{self.label}: {self.right} of {self.dice} sure and right"
+        if self.wrong:
+            said += ", " + ", ".join(f"{n} read as {other}" for other, n in sorted(self.wrong.items()))
+        if self.shots_left:
+            said += f" ({self.shots_left} shot{'s' if self.shots_left > 1 else ''} not read back: too few looks "
+            said += "without it)"
+        return said
+
+
+def read_back(model: DieModel, shots: dict[str, list[np.ndarray]]) -> list[ReadBack]:
+    """Each shot read by `model` with that shot's own looks left out (a die matches its own look at 1.0, so reading
+    a shot with them says nothing): faces whose looks match another face's show up as dice read as that face."""
+    results = []
+    for label, images in shots.items():
+        appearance = f"taught:{label}"
+        crops = [_dice_crops(image) for image in images]
+        dice = right = left = 0
+        wrong: dict[str, int] = {}
+        for j, image in enumerate(images):
+            others = [crop for k, shot in enumerate(crops) if k != j for crop in shot]
+            if len(others) < MIN_LOOKS:
+                left += 1
+                continue
+            looks = tuple(tuple(float(v) for v in row) for row in face_templates(np.stack(others)))
+            reading = read_tray(image, replace(model, looks={**model.looks, appearance: looks}))
+            dice += len(reading.dice)
+            right += sum(d.sure and d.face == label for d in reading.dice)
+            for d in reading.dice:
+                if d.sure and d.face != label:
+                    wrong[d.face] = wrong.get(d.face, 0) + 1
+        results.append(ReadBack(label, dice, right, wrong, left))
+    return results
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dice-companion teach",
                                      description="Learn a custom die from camera shots of each face.")
@@ -124,6 +172,14 @@ def main(argv: list[str]) -> int:
     save_model(model, args.out)
     counts = ", ".join(f"{f.label}: {len(model.looks[f.appearance])} dice" for f in model.faces)
     print(f"wrote {args.out}: die {name!r} with faces {counts}")
+    checked = read_back(model, shots)
+    print("each shot read back by the looks of the others:")
+    for result in checked:
+        print(f"  {result.line()}")
+    alike = sorted({" and ".join(sorted((r.label, other))) for r in checked for other in r.wrong})
+    if alike:
+        print(f"faces that look alike in these shots: {'; '.join(alike)}. The die may be read as the wrong face: "
+              "add shots of those faces (other spots in the tray, the light as at play) and teach again")
     return 0
 
 

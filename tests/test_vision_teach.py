@@ -231,8 +231,8 @@ def test_a_die_taught_again_under_its_name_is_read_by_its_new_looks(taught: DieM
 
 def test_a_taught_face_matched_only_loosely_is_not_sure() -> None:
     """A white J seen in strong perspective matched a taught Q's looks at 0.81, better than its own J's by more than
-    the margin, and was read, sure, as a Q (fresh seeds: shots 4,950,100+, throw 4,961,037). A die read right matches
-    its own face's looks at ~0.9 or more: below TAUGHT_SURE_SCORE it is not sure."""
+    the margin, and was read, sure, as a Q (shots 4,950,100+, throw 4,961,037: of the set the bar was chosen on). A
+    die read right matches its own face's looks at ~0.9 or more: below TAUGHT_SURE_SCORE it is not sure."""
     look = {"tray": "light", "die_colour": "white", "pip_colour": "black", "die_size": (34.0, 42.0)}
     model = teach.teach_model("cards", {label: [render_tray(4_950_100 + 10 * k + j, CARD_DIE, faces=[label, label],
                                                             **look).image for j in range(3)]

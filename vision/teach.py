@@ -88,8 +88,8 @@ def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
 
 @dataclass(frozen=True)
 class ReadBack:
-    """A taught face's shots, each read by the looks the other shots gave (leave one shot out): how a throw of that
-    face would be read, as near as the shots can tell."""
+    """A taught face's shots, each read by the looks the other shots gave (leave one shot out): a check of the shots
+    (a weak face, faces alike, a shot under the wrong label), not a promise about the throws to come."""
 
     label: str
     dice: int                                       # dice found in the shots read back

@@ -322,19 +322,21 @@ def run_taught(dice: int) -> Tally:
         if tally.dice >= share:
             continue                    # (a few dice only: the models before read this one's share)
         drawn, model = taught_die(taught)
-        for where, image, truth in virtual_trays(drawn, 10 * dice, first=BENCH_SEED_START + 1_000 * taught,
-                                                 **TAUGHT_LOOK):
-            if tally.dice >= share:
-                break
-            tally.add(read_tray(image, model), truth, f"die {taught + 1}, {where}")
+        throws = virtual_trays(drawn, 10 * dice, first=BENCH_SEED_START + 1_000 * taught, **TAUGHT_LOOK)
+        _read_into(tally, model, ((f"die {taught + 1}, {where}", image, truth) for where, image, truth in throws),
+                   share)
     return tally
 
 
 def run_set(name: str, model: DieModel, frames: Iterator, expect_dice: int | None = None) -> Tally:
-    tally = Tally(name)
+    return _read_into(Tally(name), model, frames, expect_dice)
+
+
+def _read_into(tally: Tally, model: DieModel, frames: Iterator, until_dice: int | None) -> Tally:
+    """Read each frame into the tally, until it holds `until_dice` dice (None: every frame)."""
     for where, image, truth in frames:
         tally.add(read_tray(image, model), truth, where)
-        if expect_dice is not None and tally.dice >= expect_dice:
+        if until_dice is not None and tally.dice >= until_dice:
             break
     return tally
 

@@ -58,20 +58,38 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
 
 def face_crops(images: list[np.ndarray]) -> np.ndarray:
     """A TEMPLATE_SIZE crop of every whole die in the shots, (n, TEMPLATE_SIZE, TEMPLATE_SIZE, 3)."""
-    crops = [crop for image in images for crop in _dice_crops(image)]
+    return _stacked([crop for image in images for crop in _dice_crops(image)])
+
+
+def _stacked(crops: list[np.ndarray]) -> np.ndarray:
     if not crops:
         return np.zeros((0, TEMPLATE_SIZE, TEMPLATE_SIZE, 3), np.uint8)
     return np.stack(crops)
 
 
-def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
-    """A model whose faces are the labels of `shots` (label -> images showing that face up)."""
+# label -> for each of its shots, the crops of the whole dice in it (_dice_crops)
+ShotCrops = dict[str, list[list[np.ndarray]]]
+
+
+def shot_crops(shots: dict[str, list[np.ndarray]]) -> ShotCrops:
+    """Each shot's whole dice, by face label: what a model is taught from (model_from_crops), and what its shots are
+    read back against (read_back)."""
     if len(shots) < 2:
         raise TeachError(f"a die needs at least 2 taught faces, got {len(shots)}")
+    return {label: [_dice_crops(image) for image in images] for label, images in shots.items()}
+
+
+def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
+    """A model whose faces are the labels of `shots` (label -> images showing that face up)."""
+    return model_from_crops(name, shot_crops(shots))
+
+
+def model_from_crops(name: str, crops: ShotCrops) -> DieModel:
+    """A model whose faces are the labels of `crops` (shot_crops), each kept as the looks of its shots' dice."""
     looks: dict[str, tuple[tuple[float, ...], ...]] = {}
     faces = []
-    for label, images in shots.items():
-        found = face_crops(images)
+    for label, shots in crops.items():
+        found = _stacked([crop for shot in shots for crop in shot])
         if len(found) == 0:
             raise TeachError(f"no die found in the shots of face {label!r}: show the die on the tray, "
                              "whole and in focus, seen from above")
@@ -107,13 +125,14 @@ class ReadBack:
         return said
 
 
-def read_back(model: DieModel, shots: dict[str, list[np.ndarray]]) -> list[ReadBack]:
-    """Each shot read by `model` with that shot's own looks left out (a die matches its own look at 1.0, so reading
-    a shot with them says nothing): faces whose looks match another face's show up as dice read as that face."""
+def read_back(model: DieModel, shots: dict[str, list[np.ndarray]], taught_from: ShotCrops) -> list[ReadBack]:
+    """Each shot read by `model` with that shot's own looks (`taught_from`: the shot_crops the model was taught
+    from) left out: a die matches its own look at 1.0, so reading a shot with them says nothing. Faces whose looks
+    match another face's show up as dice read as that face."""
     results = []
     for label, images in shots.items():
         appearance = f"taught:{label}"
-        crops = [_dice_crops(image) for image in images]
+        crops = taught_from[label]
         dice = right = left = 0
         wrong: dict[str, int] = {}
         for j, image in enumerate(images):
@@ -168,11 +187,12 @@ def main(argv: list[str]) -> int:
             images.append(image)
         shots[label] = images
     name = args.name or args.out.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    model = teach_model(name, shots)
+    crops = shot_crops(shots)
+    model = model_from_crops(name, crops)
     save_model(model, args.out)
     counts = ", ".join(f"{f.label}: {len(model.looks[f.appearance])} dice" for f in model.faces)
     print(f"wrote {args.out}: die {name!r} with faces {counts}")
-    checked = read_back(model, shots)
+    checked = read_back(model, shots, crops)
     print("each shot read back by the looks of the others:")
     for result in checked:
         print(f"  {result.line()}")

@@ -36,7 +36,7 @@ the tray was seen empty is then known by its new empty look; a hand that hid the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import cv2
 import numpy as np
@@ -116,11 +116,9 @@ class MotionTracker:
         self._still = 0
         self._armed = True
         self._blocked = 0
-        self._awaiting: np.ndarray | None = None  # the frame handed to the reader, until mark_read
-        self._awaiting_colour: np.ndarray | None = None   # the same, in colour (the empty looks are kept so)
+        self._awaiting: _Settle | None = None      # the frame handed to the reader, until mark_read
         self._empty_reference: np.ndarray | None = None   # the tray read empty with nothing large lying in it
         self._empty_in_doubt: np.ndarray | None = None    # read empty past the patience (a hand over the dice?)
-        self._awaiting_occupied = False                    # the frame handed to the reader was so
         self._last_read: np.ndarray | None = None  # the frame the reader read last, and the state it left
         self._last_read_state: MotionState = "empty"
         self._asked = False                         # request_read: read at the next settle, whatever it shows
@@ -141,14 +139,15 @@ class MotionTracker:
             raise MotionError(f"dice_found must be a count >= 0, got {dice_found!r}")
         if dice_found == 0:
             self._state = "empty"
-            if self._awaiting_colour is not None and self._awaiting_occupied:
-                self._empty_in_doubt = self._awaiting_colour
-            elif self._awaiting_colour is not None:
-                self._empty_reference, self._empty_in_doubt = self._awaiting_colour, None
+            if self._awaiting is not None and self._awaiting.occupied:
+                self._empty_in_doubt = self._awaiting.colour
+            elif self._awaiting is not None:
+                self._empty_reference, self._empty_in_doubt = self._awaiting.colour, None
         else:
             self._state = "read"
-        self._last_read, self._last_read_state = self._awaiting, self._state
-        self._awaiting = self._awaiting_colour = None
+        self._last_read = None if self._awaiting is None else self._awaiting.grey
+        self._last_read_state = self._state
+        self._awaiting = None
 
     def update(self, frame: np.ndarray) -> MotionUpdate:
         view = self._view(frame)
@@ -195,7 +194,7 @@ class MotionTracker:
         was_there = not self._moved and not self._asked
         self._asked = False
         self._state = "settled"
-        self._awaiting, self._awaiting_colour, self._awaiting_occupied = small, colour, occupied
+        self._awaiting = _Settle(small, colour, occupied)
         return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
     def _as_last_read(self, small: np.ndarray) -> bool:
@@ -233,6 +232,14 @@ class MotionTracker:
         if frame.ndim == 3 and frame.shape[2] == 4:
             frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
         return frame[..., 0] if frame.ndim == 3 and frame.shape[2] == 1 else frame
+
+
+class _Settle(NamedTuple):
+    """A settle handed to the reader: its frame as compared from frame to frame, and with the empty tray."""
+
+    grey: np.ndarray
+    colour: np.ndarray
+    occupied: bool          # it differed from every empty look known by one large area over the edge
 
 
 def _grey(view: np.ndarray) -> np.ndarray:

@@ -158,8 +158,8 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     assert len(weak) == 1 and int(weak[0].split("|")[3]) >= 4
     hazard_rows = {line.split("|")[1].strip(): [int(v) for v in line.split("|")[2:-1]]
                    for line in out.splitlines() if line.startswith("| ") and line.split("|")[1].strip()
-                   in ("cocked", "stacked", "cut", "blurred", "outside")}
-    assert set(hazard_rows) == {"cocked", "stacked", "cut", "blurred", "outside"}
+                   in ("cocked", "stacked", "cut", "blurred", "outside", "cocked, taught")}
+    assert set(hazard_rows) == {"cocked", "stacked", "cut", "blurred", "outside", "cocked, taught"}
     for trays, dice, flagged, missed, read_sure, accepted in hazard_rows.values():
         assert trays == 1 and dice >= 1 and flagged + missed + read_sure == dice and accepted <= trays
     assert hazard_rows["stacked"][1] == 2     # a stacked pair: both dice have the hazard

@@ -49,6 +49,12 @@ NOT_FLAT = 0.7
 # read the tuning sets alike.
 LYING_FLAT = 0.01
 FIRST_LOOK_WEIGHTS = WEIGHTS.with_name("flat_first.onnx")
+# The check for a user's own die (`dice-companion teach`): the check above fine-tuned on more dice printed with letters,
+# digits and signs (vision/training/README.md, "Session 37"). Whether a taught die lies flat rests on this check alone
+# (the face classifier's "tilted" is not asked of symbols it never saw: vision.recognise._taught_guesses), and the
+# check above let more cocked taught dice through than cocked d6. It measures every taught die itself, no first look:
+# the first look learned the other check's answers.
+TAUGHT_WEIGHTS = WEIGHTS.with_name("flat_taught.onnx")
 # Under this probability from the first look, a die is taken as lying flat without the check itself. Chosen on the
 # held-out dice of the check's training data (9,923, 2,523 of them cocked: vision/training/README.md, "Session 30") and
 # on every die the reader measured on 1,200 trays with a cocked die (4,206,000+, 4,214,000+, 4,229,000+; 400 each) and
@@ -122,13 +128,23 @@ def first_look_net() -> FlatNet:
     return FlatNet(FIRST_LOOK_WEIGHTS, "lying-flat first look")
 
 
-def not_flat(work: np.ndarray, dice: list[LocatedDie], measured: Sequence[bool] | None = None) -> np.ndarray:
+@cache
+def taught_flat_net() -> FlatNet:
+    """The shared check for taught dice (TAUGHT_WEIGHTS), loaded on first use (never at import)."""
+    return FlatNet(TAUGHT_WEIGHTS, "lying-flat check for taught dice")
+
+
+def not_flat(work: np.ndarray, dice: list[LocatedDie], measured: Sequence[bool] | None = None,
+             taught: bool = False) -> np.ndarray:
     """(N,) the probability that each located die of a work frame is not lying flat (cocked).
 
     measured: for each die, whether its probability must be the check's own; the others are given the first look's
     when it is sure they lie flat (under SURELY_FLAT: their exact value does not matter, only that it is under
-    NOT_FLAT). None (the default): every die measured by the check, no first look."""
+    NOT_FLAT). None (the default): every die measured by the check, no first look. taught: the dice are a taught
+    die's, every one measured by the check for taught dice (TAUGHT_WEIGHTS)."""
     inputs = flat_inputs(work, dice)
+    if taught:
+        return taught_flat_net().not_flat(inputs)
     if measured is None:
         return flat_net().not_flat(inputs)
     if len(measured) != len(dice):

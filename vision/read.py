@@ -29,7 +29,7 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.dice_geometry import dice_side_known, overlapping_dice
-from vision.flat import first_look_net, flat_net
+from vision.flat import first_look_net, flat_net, taught_flat_net
 from vision.locate import (
     FAINT_PEAK,
     PEAK_PROBABILITY,
@@ -192,6 +192,7 @@ def load_nets() -> None:
     cross_check_net()
     flat_net()
     first_look_net()
+    taught_flat_net()
 
 
 def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, int, int] | None = None,

@@ -171,7 +171,8 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     # The check's own measure for each die whose exact lean is weighed below the cocked bar: one left unsure (judged
     # again if the check is sure it lies flat) and one read as an X (doubted at a slight lean); the first look for
     # the others (vision.flat).
-    leaning = not_flat(work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final])
+    leaning = not_flat(work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final],
+                       taught=model.taught)
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         final = doubted_ones(work, compared,

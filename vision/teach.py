@@ -47,7 +47,7 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     # Nor leaning (a die cocked against the wall shows two faces: no look of either).
     # No faint peaks sought: every one is far below TEACH_SURE_DIE.
     dice = [c for c in find_dice(work, faint=None) if not c.touches_edge and c.probability >= TEACH_SURE_DIE]
-    dice = [c for c, leaning in zip(dice, not_flat(work, dice), strict=True) if leaning < NOT_FLAT]
+    dice = [c for c, leaning in zip(dice, not_flat(work, dice, taught=True), strict=True) if leaning < NOT_FLAT]
     if not dice:
         return []
     median_side = float(np.median([c.side for c in dice]))

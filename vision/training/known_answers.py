@@ -51,7 +51,7 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     flat = flat_inputs(work, dice)
     return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
             "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"),
-            "flat": (flat, "logits"), "flat_first": (flat, "logits")}
+            "flat": (flat, "logits"), "flat_first": (flat, "logits"), "flat_taught": (flat, "logits")}
 
 
 def _check_parts(weights: Path, given: np.ndarray, output: str, answer: np.ndarray) -> None:

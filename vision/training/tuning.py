@@ -323,6 +323,7 @@ NET_OPTIONS = {
     "cross_check": ("vision.recognise", "CROSS_CHECK_WEIGHTS", ("cross_check_net", "face_net")),
     "flat": ("vision.flat", "WEIGHTS", ("flat_net",)),
     "flat_first": ("vision.flat", "FIRST_LOOK_WEIGHTS", ("first_look_net",)),
+    "flat_taught": ("vision.flat", "TAUGHT_WEIGHTS", ("taught_flat_net",)),
     "locator": ("vision.locate", "WEIGHTS", ("locator",)),
     "second_locator": ("vision.locate", "SECOND_WEIGHTS", ("second_locator",)),
 }

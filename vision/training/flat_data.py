@@ -13,7 +13,7 @@ die). Stacked and cut dice are left out: the reader judges them by their size, o
 die resting flat on another is flat.
 
     .venv/bin/python -m vision.training.flat_data OUT.npz [--trays 2500] [--first-seed 500000] [--no-real] [--lettered]
-        [--die-colour marbled] [--pip-colour red]
+        [--die-colour marbled] [--pip-colour red] [--touching]
 """
 
 from __future__ import annotations
@@ -88,10 +88,12 @@ def main(argv: list[str]) -> int:
                         "for more of a look the check misjudges")
     parser.add_argument("--pip-colour", choices=PIP_COLOURS, help="every die's pips this colour (default: each die "
                         "its own, never red)")
+    parser.add_argument("--touching", action="store_true", help="dice placed beside another rest against it (a flat "
+                        "die beside another must not pass for one leaning on it)")
     args = parser.parse_args(argv)
     check_training_seeds(args.first_seed, args.trays)
     look = {key: value for key, value in (("die_colour", args.die_colour), ("pip_colour", args.pip_colour))
-            if value is not None}
+            if value is not None} | ({"touching": True} if args.touching else {})
 
     crops: list[np.ndarray] = []
     ramps: list[np.ndarray] = []

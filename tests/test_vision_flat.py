@@ -131,3 +131,12 @@ def test_the_first_look_spares_the_check_only_dice_it_is_sure_lie_flat(monkeypat
     assert first.shown == []
     with pytest.raises(ValueError, match="measured gives 2 dice for 5 located"):
         flat.not_flat(work, dice, [True, False])
+    # A taught die's dice: every one measured by the check for taught dice, neither of the others asked.
+    taught = _StandIn([0.1, 0.2, 0.3, 0.4, 0.5])
+    monkeypatch.setattr(flat, "taught_flat_net", lambda: taught)
+    first.shown.clear()
+    check.shown.clear()
+    np.testing.assert_allclose(flat.not_flat(work, dice, taught=True), taught.answers)
+    assert (taught.shown, first.shown, check.shown) == ([5], [], [])
+    with pytest.raises(ValueError, match="measured by its own check"):
+        flat.not_flat(work, dice, [True] * 5, taught=True)

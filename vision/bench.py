@@ -43,6 +43,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -171,7 +172,8 @@ SPEED_READS = 5
 HAZARD_SEED_START = BENCH_SEED_START + 600_000
 # The taught card die thrown cocked has a row of its own (session 37): its faces are matched to pictures, and whether
 # it lies flat rests on the lying-flat check alone, the face net's "tilted" not being asked of a user's symbols
-# (vision.recognise._taught_guesses). On fresh trays it let ~2% of them through, against ~0.5% for d6 and Excape.
+# (vision.recognise._taught_guesses). Judged by the d6 and Excape dice's check, ~2% of fresh such trays were accepted,
+# against ~0.5% of theirs; it has its own check since (vision.flat.TAUGHT_WEIGHTS).
 TAUGHT_HAZARD = "cocked"
 TAUGHT_HAZARD_SEED_START = HAZARD_SEED_START + 10_000 * len(HAZARD_NAMES)
 
@@ -312,9 +314,10 @@ def run_hazards(hazard: str, trays: int, taught: bool = False) -> HazardTally:
     return tally
 
 
+@cache
 def taught_die(taught: int = 0) -> tuple[DieModel, DieModel]:
     """The card die as the renderer draws it, and the model `teach` learns from its shots (the `taught`-th set of
-    shots: 0 to TAUGHT_MODELS - 1)."""
+    shots: 0 to TAUGHT_MODELS - 1). Taught once a run: the taught row and the taught hazard row read the same models."""
     from vision.models import DieKind, Face
     from vision.teach import teach_model
     from vision.virtual_tray import render_tray

@@ -142,6 +142,8 @@ def not_flat(work: np.ndarray, dice: list[LocatedDie], measured: Sequence[bool] 
     when it is sure they lie flat (under SURELY_FLAT: their exact value does not matter, only that it is under
     NOT_FLAT). None (the default): every die measured by the check, no first look. taught: the dice are a taught
     die's, every one measured by the check for taught dice (TAUGHT_WEIGHTS)."""
+    if taught and measured is not None:
+        raise ValueError("a taught die's every die is measured by its own check: no first look to spare some")
     inputs = flat_inputs(work, dice)
     if taught:
         return taught_flat_net().not_flat(inputs)

@@ -170,9 +170,9 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     sharpness, isotropy = edge_measures(wide)
     # The check's own measure for each die whose exact lean is weighed below the cocked bar: one left unsure (judged
     # again if the check is sure it lies flat) and one read as an X (doubted at a slight lean); the first look for
-    # the others (vision.flat).
-    leaning = not_flat(work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final],
-                       taught=model.taught)
+    # the others (vision.flat). A taught die's every die is measured by the check for taught dice.
+    leaning = not_flat(work, located_kept, taught=True) if model.taught else not_flat(
+        work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final])
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         final = doubted_ones(work, compared,

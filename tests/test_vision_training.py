@@ -55,16 +55,20 @@ def test_flat_data_renders_every_tray_in_the_look_asked_for(monkeypatch: pytest.
     render_tray = flat_data.render_tray
 
     def rendering(*args: object, **options: object) -> object:
-        looks.append({key: options.get(key) for key in ("die_colour", "pip_colour")})
+        looks.append({key: options.get(key) for key in ("die_colour", "pip_colour", "touching")})
         return render_tray(*args, **options)
 
     monkeypatch.setattr(flat_data, "render_tray", rendering)
     out = tmp_path / "marbled.npz"
     flat_data.main([str(out), "--trays", "2", "--first-seed", "512000", "--no-real", "--die-colour", "marbled",
                     "--pip-colour", "red"])
-    assert looks == [{"die_colour": "marbled", "pip_colour": "red"}] * 2
+    assert looks == [{"die_colour": "marbled", "pip_colour": "red", "touching": None}] * 2
     with np.load(out) as data:
         assert len(data["labels"]) == len(data["crops"]) > 0
+    looks.clear()
+    flat_data.main([str(tmp_path / "touching.npz"), "--trays", "2", "--first-seed", "512000", "--no-real",
+                    "--touching"])
+    assert looks == [{"die_colour": None, "pip_colour": None, "touching": True}] * 2
 
 
 def test_flat_data_refuses_a_colour_the_renderer_does_not_draw(tmp_path: Path,

@@ -878,6 +878,20 @@ def test_one_pip_of_a_black_two_boxed_a_little_smaller_than_the_other_die_is_see
     assert without.status == "ok" and [(d.face, d.sure) for d in on_the_two] == [("1", True)]
 
 
+@pytest.mark.parametrize("seed", [5_170_302, 5_180_413])
+def test_a_one_read_first_is_doubted_again_beside_a_bigger_die_found_after_it(seed: int) -> None:
+    # Fresh felt throws of session 37, each accepted with a 2 read as a 1: the first read boxed pips only (the other
+    # die, a 2 as well on 5,170,302, a 1 on 5,180,413, was found later, at its whole size), so one pip of the 2 was no
+    # smaller than the other boxes and no check doubted its 1. Beside the whole die found after it, the pip is small,
+    # and the wider cut at the dice's side sees the 2 (5,170,302: 0.93).
+    rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    assert "2" in labels
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, labels, boxes)
+    assert reading.status == "reroll"
+
+
 def test_one_pip_of_a_black_two_boxed_at_the_other_die_s_size_is_doubted_by_the_two_around_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A fresh felt throw of session 28, accepted as a Mexx: one pip of the 2 boxed at the other die's size and read

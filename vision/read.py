@@ -28,7 +28,8 @@ import cv2
 import numpy as np
 
 from companion.errors import DiceCompanionError
-from vision.dice_geometry import dice_side_known, overlapping_dice
+from vision.dice_geometry import dice_side_known, overlapping_dice, usual_side
+from vision.face_checks import doubted_ones
 from vision.flat import first_look_net, flat_net, taught_flat_net
 from vision.locate import (
     FAINT_PEAK,
@@ -44,7 +45,7 @@ from vision.locate import (
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
 from vision.read_dice import FOREIGN_DIE, ReadDie, doubt, read_dice
-from vision.recognise import cross_check_net, face_net
+from vision.recognise import cross_check_net, face_net, face_net_for
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 from vision.second_looks import (
     is_dark,
@@ -142,13 +143,14 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     81, and 4 of those peaked under FAINT_PEAK (0.10-0.149) beyond the dice read."""
     seen = locator().maps(work)
     located = find_dice(work, tray, seen=seen)
-    dice = read_dice(work, located, model)
+    first = read_dice(work, located, model)
     if model.taught:
-        return without_parts_of_sure_dice(without_cluster_boxes(dice))
-    dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, dice, model), model)
+        return without_parts_of_sure_dice(without_cluster_boxes(first))
+    dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, first, model), model)
     dice = with_unclear_dice_boxed_again(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
+    dice = with_ones_doubted_again(work, first, dice, model)
     if expect is None:
         dark = is_dark(work, tray)
         if not dark and strongest_unclaimed_peak(seen, [d.candidate for d in dice], tray) < FAINT_PEAK:
@@ -163,6 +165,29 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     if len(dice) < expect and tray is not None:
         dice = with_dice_outside_the_tray(work, tray, seen, dice, model, expect - len(dice))
     return dice
+
+
+def with_ones_doubted_again(work: np.ndarray, first: list[ReadDie], dice: list[ReadDie], model: DieModel
+                            ) -> list[ReadDie]:
+    """The dice, each sure 1 of the first read doubted again (vision.face_checks.doubted_ones) beside every die read
+    since, when those make the dice's usual side bigger than the first read's dice did: a die found later (the frame
+    shrunk for big dice, a die grown from its parts, one boxed again) may be the one whose pip was boxed as a 1, and
+    against the first read's dice alone (pips boxed as dice, all of a size) that 1 was no smaller than the others."""
+    ones = [k for k, die in enumerate(dice) if die.guess.sure and die.guess.appearance == "pips:1"
+            and any(die is earlier for earlier in first)]
+    if not ones or all(any(die is earlier for earlier in first) for die in dice):
+        return dice
+    before = [d.candidate for d in first]
+    now = [d.candidate for d in dice]
+    grown = [k for k in ones if (usual_side(now, k) or 0.0) > (usual_side(before, before.index(now[k])) or 0.0)]
+    if not grown:
+        return dice
+    compared = [now[k] for k in grown] + [c for k, c in enumerate(now) if k not in grown]
+    judged = doubted_ones(work, compared, [dice[k].guess for k in grown], model, face_net_for(model))
+    again = list(dice)
+    for k, guess in zip(grown, judged, strict=True):
+        again[k] = replace(dice[k], guess=guess)
+    return again
 
 
 def with_dice_outside_the_tray(work: np.ndarray, tray: tuple[int, int, int, int], seen: tuple[np.ndarray, float],

@@ -124,7 +124,8 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel,
                 expect: int | None = None) -> list[ReadDie]:
     """Find and read the dice of a work frame; when a clear spot is left in doubt, look again for big dice, then for
-    dark dice seen only by a pip; box each die left unsure again with the second locator; when fewer dice are found
+    dark dice seen only by a pip; box each die left unsure again with the second locator; doubt a sure 1 of the first
+    read again beside the dice found after it (with_ones_doubted_again); when fewer dice are found
     than the `expect` thrown, or the dice thrown are not known, ask the second locator (a dark frame read with no
     count, in the frame with its shadows lifted; a frame not dark only when the locator's map peaks at FAINT_PEAK
     or more where no die was read), and a throw still short of dice again in the frame with its shadows lifted,

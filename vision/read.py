@@ -174,9 +174,10 @@ def with_ones_doubted_again(work: np.ndarray, first: list[ReadDie], dice: list[R
     since, when those make the dice's usual side bigger than the first read's dice did: a die found later (the frame
     shrunk for big dice, a die grown from its parts, one boxed again) may be the one whose pip was boxed as a 1, and
     against the first read's dice alone (pips boxed as dice, all of a size) that 1 was no smaller than the others."""
-    ones = [k for k, die in enumerate(dice) if die.guess.sure and die.guess.appearance == "pips:1"
-            and any(die is earlier for earlier in first)]
-    if not ones or all(any(die is earlier for earlier in first) for die in dice):
+    earlier = {id(die) for die in first}       # a die the later looks left as it was is the same object
+    ones = [k for k, die in enumerate(dice)
+            if id(die) in earlier and die.guess.sure and die.guess.appearance == "pips:1"]
+    if not ones or all(id(die) in earlier for die in dice):
         return dice
     before = [d.candidate for d in first]
     now = [d.candidate for d in dice]

@@ -14,6 +14,7 @@ from vision.dice_geometry import (
     overlapping_pairs,
     rect_overlap,
     smaller_than_the_others,
+    usual_side,
 )
 from vision.locate import LocatedDie
 
@@ -61,3 +62,7 @@ def test_the_usual_side_leaves_out_faint_dice_and_the_die_compared() -> None:
     assert clear_side([dice[3]]) is None and clear_side([]) is None
     assert smaller_than_the_others(dice, 0) and not smaller_than_the_others(dice, 2)
     assert smaller_than_the_others([dice[2]], 0)        # a die alone: nothing to size it by
+    # With no other die seen clearly, one seen faintly still measures the dice (a black 6 with yellow pips on felt).
+    assert usual_side([dice[0], dice[3]], 0) == 90.0 and usual_side([dice[3], dice[0]], 0) == 30.0
+    assert usual_side([dice[0], dice[1], dice[3]], 0) == 40.0      # a clear one is measure enough
+    assert usual_side([dice[0]], 0) is None

@@ -878,6 +878,19 @@ def test_one_pip_of_a_black_two_boxed_a_little_smaller_than_the_other_die_is_see
     assert without.status == "ok" and [(d.face, d.sure) for d in on_the_two] == [("1", True)]
 
 
+def test_a_die_the_locator_sees_faintly_still_measures_a_pip_boxed_beside_it() -> None:
+    # A fresh felt throw of session 37 (5,171,356), accepted with a 2 read as a 1: the other die, a black 6 with
+    # yellow pips, is faint to the locator, and a faint die was no measure of the dice's size, so one pip of the 2,
+    # boxed at 0.63 of the 6's side, was cut wider at its own side only (another face 0.37). Measured by the 6, the
+    # wider cut sees the 2 (0.96).
+    rendered = render_tray(5_171_356, D6, **BLACK_PAIR_ON_FELT)
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    assert sorted(labels) == ["2", "6"]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, labels, boxes)
+    assert reading.status == "reroll"
+
+
 @pytest.mark.parametrize("seed", [5_170_302, 5_180_413])
 def test_a_one_read_first_is_doubted_again_beside_a_bigger_die_found_after_it(seed: int) -> None:
     # Fresh felt throws of session 37, each accepted with a 2 read as a 1: the first read boxed pips only (the other

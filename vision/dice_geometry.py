@@ -95,10 +95,17 @@ def known_side() -> float | None:
 
 def usual_side(located: list[LocatedDie], k: int) -> float | None:
     """The side a die's box is measured against to tell one pip, or a part of a die, boxed as a die from a whole one:
-    the other dice's (others_side), or the dice's side known from earlier throws (dice_side_known) when bigger or
+    the other dice's (others_side; those the locator sees faintly when it sees none clearly), or the dice's side
+    known from earlier throws (dice_side_known) when bigger or
     when there are no other dice. Of two dice that are each boxed by one pip, neither is smaller than the other: a
     table that has read these dice before knows how big they are."""
     seen, known = others_side(located, k), known_side()
+    if seen is None:
+        # No other die the locator sees clearly: one it sees faintly still shows how big the dice are. A black 6 with
+        # yellow pips on felt, faint to it and read as a sure 6, was no measure, and one pip of the 2 beside it, boxed
+        # at 0.63 of its side, was read as a 1 in a throw accepted (5,171,356; session 37).
+        others = [d.side for j, d in enumerate(located) if j != k]
+        seen = float(median(others)) if others else None
     if known is None:
         return seen
     return known if seen is None else max(seen, known)

@@ -40,7 +40,8 @@ class TeachError(ModelError):
     """The shots given to `teach` cannot make a model."""
 
 
-def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
+def dice_crops(image: np.ndarray) -> list[np.ndarray]:
+    """A TEMPLATE_SIZE crop of each whole die lying flat in one shot: the looks it gives its face."""
     work, _ = to_work(checked_image(image))
     # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
     # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
@@ -56,18 +57,7 @@ def _dice_crops(image: np.ndarray) -> list[np.ndarray]:
     return [crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE) for c, turn in zip(dice, turns, strict=True)]
 
 
-def face_crops(images: list[np.ndarray]) -> np.ndarray:
-    """A TEMPLATE_SIZE crop of every whole die in the shots, (n, TEMPLATE_SIZE, TEMPLATE_SIZE, 3)."""
-    return _stacked([crop for image in images for crop in _dice_crops(image)])
-
-
-def _stacked(crops: list[np.ndarray]) -> np.ndarray:
-    if not crops:
-        return np.zeros((0, TEMPLATE_SIZE, TEMPLATE_SIZE, 3), np.uint8)
-    return np.stack(crops)
-
-
-# label -> for each of its shots, the crops of the whole dice in it (_dice_crops)
+# label -> for each of its shots, the crops of the whole dice in it (dice_crops)
 ShotCrops = dict[str, list[list[np.ndarray]]]
 
 
@@ -76,7 +66,7 @@ def shot_crops(shots: dict[str, list[np.ndarray]]) -> ShotCrops:
     read back against (read_back)."""
     if len(shots) < 2:
         raise TeachError(f"a die needs at least 2 taught faces, got {len(shots)}")
-    return {label: [_dice_crops(image) for image in images] for label, images in shots.items()}
+    return {label: [dice_crops(image) for image in images] for label, images in shots.items()}
 
 
 def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
@@ -89,7 +79,7 @@ def model_from_crops(name: str, crops: ShotCrops) -> DieModel:
     looks: dict[str, tuple[tuple[float, ...], ...]] = {}
     faces = []
     for label, shots in crops.items():
-        found = _stacked([crop for shot in shots for crop in shot])
+        found = [crop for shot in shots for crop in shot]
         if len(found) == 0:
             raise TeachError(f"no die found in the shots of face {label!r}: show the die on the tray, "
                              "whole and in focus, seen from above")
@@ -99,7 +89,7 @@ def model_from_crops(name: str, crops: ShotCrops) -> DieModel:
                              "from each other, whole in view)")
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
-        looks[appearance] = tuple(tuple(float(v) for v in row) for row in face_templates(found))
+        looks[appearance] = tuple(tuple(float(v) for v in row) for row in face_templates(np.stack(found)))
     return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
                     embedder=TEMPLATE_FORMAT)
 

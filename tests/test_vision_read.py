@@ -990,7 +990,7 @@ def test_two_pips_of_a_black_four_read_as_a_two_are_doubted_by_the_die_around_th
                                                                                    seed: int) -> None:
     # Fresh felt throws of session 28, each accepted with a 4 read as a 2: the box off the die's middle, two of its
     # pips on its edge. Read under PART_CERTAIN, the 2 is looked at in the second locator's window, where the die
-    # around it reads as a 4, surely; boxed again (with_unclear_dice_boxed_again), it is read as the 4 it is.
+    # around it reads as a 4, surely; boxed again (with_doubtful_dice_boxed_again), it is read as the 4 it is.
     rendered = render_tray(seed, D6, **BLACK_PAIR_ON_FELT)
     labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     assert "4" in labels
@@ -1313,7 +1313,7 @@ def test_an_unclear_die_boxed_off_it_is_boxed_again_and_read(monkeypatch: pytest
 
     # The locator boxes half of a green 2 beside a yellow die (tuning tray 2,700,366), or one pip of a black 2 on
     # felt (3,200,059): the classifier, shown part of the face, leaves the die unclear. The second locator boxes the
-    # die whole, and it is read (with_unclear_dice_boxed_again).
+    # die whole, and it is read (with_doubtful_dice_boxed_again).
     rendered = render_tray(seed, D6, **look)
     truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
 
@@ -1324,7 +1324,7 @@ def test_an_unclear_die_boxed_off_it_is_boxed_again_and_read(monkeypatch: pytest
     reading = read_tray(rendered.image, D6, expect=len(truth))
     _never_silently_wrong(reading, truth, boxes)
     assert right_and_sure(reading) == len(truth) and reading.status == "ok"
-    monkeypatch.setattr(read, "with_unclear_dice_boxed_again", lambda work, dice, model: dice)
+    monkeypatch.setattr(read, "with_doubtful_dice_boxed_again", lambda work, dice, model: dice)
     unboxed = read_tray(rendered.image, D6, expect=len(truth))
     assert right_and_sure(unboxed) == len(truth) - 1 and unboxed.status == "reroll"
 
@@ -1356,6 +1356,44 @@ def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
     assert relaxed_reading.status == "ok"
 
 
+@pytest.mark.parametrize(("seed", "doubt_before"), [
+    (5_261_697, "cut by the frame edge"),   # a black 4 ten pixels in, boxed 1.3 times its side
+    (5_263_369, "cocked"),                  # a flat black 3 boxed at 0.7 of the other die
+])
+def test_a_die_refused_for_a_box_out_of_size_is_boxed_again_and_read(
+        monkeypatch: pytest.MonkeyPatch, seed: int, doubt_before: str) -> None:
+    # Fresh Excape trays of session 38, read with no count: a die whose box, too big, reached the frame's edge, and a
+    # die whose box, too small, showed the lying-flat check the face without the die's outline. The second locator
+    # boxes each whole; read again, every die is read right and the tray accepted.
+    rendered = render_tray(seed, EXCAPE)
+    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, EXCAPE)
+    _never_silently_wrong(reading, truth, boxes)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth)
+    # Boxed again only when left unclear inside the frame (the rule before), the die stays refused.
+    monkeypatch.setattr(second_looks, "_boxed_amiss",
+                        lambda die, usual: not die.guess.sure and not die.candidate.touches_edge)
+    refused = read_tray(rendered.image, EXCAPE)
+    assert refused.status == "reroll" and doubt_before in [d.reason for d in refused.dice]
+
+
+def test_only_a_die_s_box_out_of_size_brings_a_cut_or_cocked_die_a_second_box() -> None:
+    # At the frame's edge, only a box much bigger than the other dice may come from a whole die inside it; a die
+    # called cocked, only a box much smaller. A die read sure and flat is never boxed again, nor a cut die boxed at
+    # the dice's size (a die half outside the frame).
+    usual = 40.0
+    sure = _die_at((100, 100), 40)
+    assert not second_looks._boxed_amiss(sure, usual)
+    assert second_looks._boxed_amiss(_die_at((100, 100), 40, sure=False), usual)
+    assert not second_looks._boxed_amiss(_die_at((20, 100), 44, edge=True), usual)
+    assert second_looks._boxed_amiss(_die_at((30, 100), second_looks.EDGE_BOX_TOO_BIG * usual, edge=True), usual)
+    assert second_looks._boxed_amiss(_die_at((30, 100), 60, sure=False, edge=True), usual)
+    cocked_small = replace(_die_at((100, 100), 28), not_flat=NOT_FLAT)
+    assert second_looks._boxed_amiss(cocked_small, usual)
+    assert not second_looks._boxed_amiss(replace(cocked_small, not_flat=NOT_FLAT - 0.01), usual)
+    assert not second_looks._boxed_amiss(replace(_die_at((100, 100), 36), not_flat=0.99), usual)
+
+
 def test_a_die_boxed_again_smaller_than_the_other_dice_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
 
     # An unsure die beside two dice of side 40; the second locator boxes a part of it, 24 px, read as a sure 1 at
@@ -1365,9 +1403,9 @@ def test_a_die_boxed_again_smaller_than_the_other_dice_is_not_kept(monkeypatch: 
     monkeypatch.setattr(second_looks, "second_look_around", lambda work, die: [part])
     monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("1"))
     work = np.zeros((480, 640, 3), np.uint8)
-    assert second_looks.with_unclear_dice_boxed_again(work, dice, D6) == dice
+    assert second_looks.with_doubtful_dice_boxed_again(work, dice, D6) == dice
     monkeypatch.setattr(second_looks, "REBOXED_SMALLEST", 0.5)
-    boxed_again = second_looks.with_unclear_dice_boxed_again(work, dice, D6)
+    boxed_again = second_looks.with_doubtful_dice_boxed_again(work, dice, D6)
     assert boxed_again[:2] == dice[:2] and boxed_again[2].candidate == part
 
 

@@ -50,8 +50,8 @@ from vision.result import UNKNOWN_FACE, DieReading, TrayReading
 from vision.second_looks import (
     is_dark,
     with_dice_the_second_locator_finds,
+    with_doubtful_dice_boxed_again,
     with_overlapping_boxes_seen_as_one,
-    with_unclear_dice_boxed_again,
 )
 
 # The reader works on the frame 640 px wide (vision.locate.WORK_WIDTH), whatever its height: a strip 40 px wide and
@@ -148,7 +148,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     if model.taught:
         return without_parts_of_sure_dice(without_cluster_boxes(first))
     dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, first, model), model)
-    dice = with_unclear_dice_boxed_again(work, dice, model)
+    dice = with_doubtful_dice_boxed_again(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
     dice = with_ones_doubted_again(work, first, dice, model)

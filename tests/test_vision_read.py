@@ -1358,7 +1358,7 @@ def test_a_die_boxed_again_must_be_die_sized_and_read_with_confidence(
 
 @pytest.mark.parametrize(("seed", "doubt_before"), [
     (5_261_697, "cut by the frame edge"),   # a black 4 ten pixels in, boxed 1.3 times its side
-    (5_263_369, "cocked"),                  # a flat black 3 boxed at 0.7 of the other die
+    (5_263_369, "cocked"),                  # a flat black 3 boxed at 0.76 of the other die
 ])
 def test_a_die_refused_for_a_box_out_of_size_is_boxed_again_and_read(
         monkeypatch: pytest.MonkeyPatch, seed: int, doubt_before: str) -> None:

@@ -389,6 +389,23 @@ def test_a_cross_the_lying_flat_check_doubts_a_little_is_cocked_when_its_strokes
     assert doubt(replace(leaning, not_flat=read_dice.CROSS_LEANING_NOT_FLAT - 0.01), False, 40, 1.0) is None
     # A face of pips is judged by the lying-flat check alone.
     assert doubt(replace(leaning, guess=FaceGuess("pips:5", 0.95, True)), False, 40, 1.0) is None
+    # Doubted more by the check, a cross less squashed is cocked too (CROSS_TILTED_*), but not one square on.
+    tilted = replace(cross, not_flat=read_dice.CROSS_TILTED_NOT_FLAT,
+                     symbol_isotropy=read_dice.CROSS_TILTED_ISOTROPY - 0.01)
+    assert doubt(tilted, False, 40, 1.0) == "cocked"
+    assert doubt(replace(tilted, symbol_isotropy=read_dice.CROSS_TILTED_ISOTROPY), False, 40, 1.0) is None
+    assert doubt(replace(tilted, not_flat=read_dice.CROSS_TILTED_NOT_FLAT - 0.01), False, 40, 1.0) is None
+
+
+def test_a_sure_cross_seen_square_on_is_not_cocked_by_the_lying_flat_check_alone_under_its_bar() -> None:
+    square = replace(_located_die(40), guess=FaceGuess("symbol:cross", 0.95, True),
+                     not_flat=read_dice.CROSS_FLAT_NOT_FLAT - 0.01, symbol_isotropy=read_dice.CROSS_FLAT_ISOTROPY)
+    assert doubt(square, False, 40, 1.0) is None
+    assert doubt(replace(square, not_flat=read_dice.CROSS_FLAT_NOT_FLAT), False, 40, 1.0) == "cocked"
+    assert doubt(replace(square, symbol_isotropy=read_dice.CROSS_FLAT_ISOTROPY - 0.01), False, 40, 1.0) == "cocked"
+    # Only a sure X: an unsure one, or a face of pips, is cocked by the check as any die.
+    assert doubt(replace(square, guess=FaceGuess("symbol:cross", 0.5, False)), False, 40, 1.0) == "cocked"
+    assert doubt(replace(square, guess=FaceGuess("pips:5", 0.95, True)), False, 40, 1.0) == "cocked"
 
 
 @pytest.mark.parametrize("seed", [3_840_023, 3_840_371])
@@ -402,7 +419,31 @@ def test_a_cocked_cross_read_sure_is_cocked(monkeypatch: pytest.MonkeyPatch, see
     assert reading.status == "reroll" and "cocked" in [d.reason for d in reading.dice]
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     monkeypatch.setattr(read_dice, "CROSS_LEANING_NOT_FLAT", 1.0)
+    monkeypatch.setattr(read_dice, "CROSS_TILTED_NOT_FLAT", 1.0)
     assert read_tray(rendered.image, EXCAPE, expect=len(rendered.dice)).status == "ok"
+
+
+def test_a_cocked_cross_the_check_doubts_more_is_cocked_though_less_squashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh hazard tray of session 38 accepted with a cocked X read as a sure X: the check gave it 0.2 or more,
+    # under NOT_FLAT, its cross's isotropy between CROSS_LEANING_ISOTROPY and CROSS_TILTED_ISOTROPY.
+    rendered = render_tray(5_322_661, EXCAPE, hazards=frozenset({"cocked"}))
+    assert [d.label for d in rendered.dice if d.hazards] == ["X"]
+    reading = read_tray(rendered.image, EXCAPE, expect=len(rendered.dice))
+    assert reading.status == "reroll" and "cocked" in [d.reason for d in reading.dice]
+    monkeypatch.setattr(read_dice, "CROSS_TILTED_NOT_FLAT", 1.0)
+    assert read_tray(rendered.image, EXCAPE, expect=len(rendered.dice)).status == "ok"
+
+
+def test_a_flat_cross_seen_square_on_is_read_though_the_check_doubts_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh Excape tray of session 38: the check gave a flat X 0.77, its cross square on (isotropy 0.95).
+    rendered = render_tray(5_300_488, EXCAPE)
+    truth = [d.label for d in rendered.dice]
+    reading = read_tray(rendered.image, EXCAPE, expect=len(truth))
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth)
+    monkeypatch.setattr(read_dice, "CROSS_FLAT_ISOTROPY", 1.1)
+    refused = read_tray(rendered.image, EXCAPE, expect=len(truth))
+    assert refused.status == "reroll" and "cocked" in [d.reason for d in refused.dice]
 
 
 @pytest.mark.parametrize("seed", [4_010_236, 4_010_544])

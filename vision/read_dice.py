@@ -69,6 +69,23 @@ CROSS_ISOTROPY = 0.55
 # call 3 flat Xs cocked.
 CROSS_LEANING_NOT_FLAT = 0.1
 CROSS_LEANING_ISOTROPY = 0.75
+# ... or when the check doubts it more (CROSS_TILTED_NOT_FLAT) and its symbol's edges run less unevenly still (under
+# CROSS_TILTED_ISOTROPY). Session 38, fresh cocked trays 5,310,000+, 5,312,000+ (1,500 each), 5,318,000+ and
+# 5,320,000+ (2,000 each): of their 523 cocked Xs, 17 were read as a sure X and not doubted (the check 0.08-0.68,
+# symbols 0.75-0.96), most in trays then accepted. At 0.2 and 0.85 this catches 8 of them; of the 1,837 flat Xs of
+# fresh Excape trays 5,314,000+ and 5,316,000+ (2,000 each) and of those cocked trays it calls one cocked (0.34,
+# 0.84). (At 0.1 and 0.85: 10 caught, 4 flat called cocked; at 0.1 and 0.9: 13 and 10.)
+CROSS_TILTED_NOT_FLAT = 0.2
+CROSS_TILTED_ISOTROPY = 0.85
+
+# A die read as a sure X whose symbol is crisp (symbol isotropy CROSS_FLAT_ISOTROPY or more) is not cocked by the
+# lying-flat check alone under CROSS_FLAT_NOT_FLAT: a cross seen leaning is foreshortened, one seen square is not,
+# and the check, which sees the die's outline and the tray around it, calls some flat Xs cocked at 0.7-0.9 (the
+# sides of a die seen in perspective, a neighbour's shadow). Session 38: the 33 cocked Xs of the trays above that
+# the check put at 0.7-0.9 had symbols of 0.57-0.89; the flat Xs it called cocked there, 0.85-0.99, four of the
+# seven 0.95 or more (fresh Excape 5,300,000+ and the trays above).
+CROSS_FLAT_ISOTROPY = 0.95
+CROSS_FLAT_NOT_FLAT = 0.9
 
 # The reason told of a die showing a face the game's dice have not (ReadDie.foreign): a die of another game, or one
 # whose look fools the classifier (a marbled 6's swirl for a 7's middle pip), so said as what it looks like.
@@ -113,7 +130,7 @@ def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharp
         # A 7 or an X thrown for a d6 game: the model's faces alone called it "tilted", and the players were told to
         # roll again a die they should not be throwing.
         return FOREIGN_DIE
-    if die.guess.tilted or die.not_flat >= NOT_FLAT or _leaning_cross(die):
+    if die.guess.tilted or (die.not_flat >= NOT_FLAT and not _square_cross(die)) or _leaning_cross(die):
         # Not lying flat: a die resting on another looks bigger (nearer the camera), a leaning one does not.
         return "stacked" if c.side > TILTED_STACK_RATIO * median_side else "cocked"
     if not die.guess.sure:
@@ -122,9 +139,18 @@ def doubt(die: ReadDie, overlaps_another: bool, median_side: float, median_sharp
 
 
 def _leaning_cross(die: ReadDie) -> bool:
-    """Whether a die read as an X shows a lean in both the lying-flat check and its symbol (CROSS_LEANING_*)."""
-    return (die.guess.appearance == "symbol:cross" and die.not_flat >= CROSS_LEANING_NOT_FLAT
-            and die.symbol_isotropy < CROSS_LEANING_ISOTROPY)
+    """Whether a die read as an X shows a lean in both the lying-flat check and its symbol (CROSS_LEANING_*, or
+    CROSS_TILTED_*)."""
+    return die.guess.appearance == "symbol:cross" and (
+        (die.not_flat >= CROSS_LEANING_NOT_FLAT and die.symbol_isotropy < CROSS_LEANING_ISOTROPY)
+        or (die.not_flat >= CROSS_TILTED_NOT_FLAT and die.symbol_isotropy < CROSS_TILTED_ISOTROPY))
+
+
+def _square_cross(die: ReadDie) -> bool:
+    """Whether a die read as a sure X shows its symbol square on, crisp enough to overrule the lying-flat check's
+    doubt under CROSS_FLAT_NOT_FLAT (CROSS_FLAT_ISOTROPY)."""
+    return (die.guess.sure and die.guess.appearance == "symbol:cross" and die.not_flat < CROSS_FLAT_NOT_FLAT
+            and die.symbol_isotropy >= CROSS_FLAT_ISOTROPY)
 
 
 def counts_as_die(die: ReadDie) -> bool:

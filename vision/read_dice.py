@@ -74,7 +74,11 @@ CROSS_LEANING_ISOTROPY = 0.75
 # 5,320,000+ (2,000 each): of their 523 cocked Xs, 17 were read as a sure X and not doubted (the check 0.08-0.68,
 # symbols 0.75-0.96), most in trays then accepted. At 0.2 and 0.85 this catches 8 of them; of the 1,837 flat Xs of
 # fresh Excape trays 5,314,000+ and 5,316,000+ (2,000 each) and of those cocked trays it calls one cocked (0.34,
-# 0.84). (At 0.1 and 0.85: 10 caught, 4 flat called cocked; at 0.1 and 0.9: 13 and 10.)
+# 0.84). (At 0.1 and 0.85: 10 caught, 4 flat called cocked; at 0.1 and 0.9: 13 and 10.) Judged after, on ranges no
+# choice was made on (this rule and the next together): 2,000 cocked trays 5,322,000+ accepted 18 -> 12 (5 cocked Xs
+# caught), Excape trays 5,324,000+ (2,000), two-dice throws 5,326,000+ (2,000) and marbled trays 5,328,000+ (600) die
+# for die as before; the battery's Excape trays and throws lost a flat X each (called cocked), a stacked die was read
+# sure (its tray refused), the rest die for die.
 CROSS_TILTED_NOT_FLAT = 0.2
 CROSS_TILTED_ISOTROPY = 0.85
 
@@ -82,8 +86,9 @@ CROSS_TILTED_ISOTROPY = 0.85
 # lying-flat check alone under CROSS_FLAT_NOT_FLAT: a cross seen leaning is foreshortened, one seen square is not,
 # and the check, which sees the die's outline and the tray around it, calls some flat Xs cocked at 0.7-0.9 (the
 # sides of a die seen in perspective, a neighbour's shadow). Session 38: the 33 cocked Xs of the trays above that
-# the check put at 0.7-0.9 had symbols of 0.57-0.89; the flat Xs it called cocked there, 0.85-0.99, four of the
-# seven 0.95 or more (fresh Excape 5,300,000+ and the trays above).
+# the check put at 0.7-0.9 had symbols of 0.57-0.89; the flat Xs it called cocked there, 0.85-0.99, five of the
+# seven 0.95 or more (fresh Excape 5,300,000+ and the trays above). On 5,300,000+ (2,000 trays) 3 flat Xs more read
+# right; on the cocked trays 5,322,000+ no tray more accepted than with the rule above alone.
 CROSS_FLAT_ISOTROPY = 0.95
 CROSS_FLAT_NOT_FLAT = 0.9
 

@@ -273,10 +273,13 @@ def with_crosses_checked(crops: np.ndarray, final: list[FaceGuess], model: DieMo
 
 
 def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,
-                      wide: np.ndarray, model: DieModel, net: FaceCascade) -> list[FaceGuess]:
+                      wide: np.ndarray, model: DieModel, net: FaceCascade, lying_flat: float | None = None,
+                      sure_from: float = 0.0) -> list[FaceGuess]:
     """The final guesses, with each die the usual reads left unsure but the lying-flat check is sure lies flat
     (LYING_FLAT) judged again on its faces alone, the face classifier's "tilted" left out: it keeps the new guess
-    only if that is a sure face.
+    only if that is a sure face. `lying_flat` moves that bar (by default LYING_FLAT), and a die the check put at
+    LYING_FLAT or more keeps its new face only when read at `sure_from` or more
+    (vision.second_looks.with_likely_flat_dice_read_again).
 
     The classifier sees a die alone, and calls some flat dice seen in perspective near the frame's edge "tilted"
     (their sides show); the lying-flat check knows where a die lies (vision.flat). On 1,000 virtual tuning trays of
@@ -288,13 +291,14 @@ def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, 
     Their trays are still refused: the dice found are one fewer than those rolled (`expect`; the table always knows
     it), or the lower die, found too, overlaps the upper one."""
     again = [k for k, (guess, lean) in enumerate(zip(final, leaning, strict=True))
-             if not guess.sure and guess.appearance is not None and lean < LYING_FLAT]
+             if not guess.sure and guess.appearance is not None and lean < (LYING_FLAT if lying_flat is None
+                                                                              else lying_flat)]
     if not again:
         return final
     regarded = confirm(first.take(again), crops[again], model, net=net, wide=wide[again], mind_tilt=False)
     judged = list(final)
     for k, guess in zip(again, regarded, strict=True):
-        if guess.sure and guess.appearance is not None:
+        if guess.sure and guess.appearance is not None and (leaning[k] < LYING_FLAT or guess.confidence >= sure_from):
             judged[k] = guess
     return judged
 

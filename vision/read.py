@@ -51,6 +51,7 @@ from vision.second_looks import (
     is_dark,
     with_dice_the_second_locator_finds,
     with_doubtful_dice_boxed_again,
+    with_likely_flat_dice_read_again,
     with_overlapping_boxes_seen_as_one,
 )
 
@@ -124,14 +125,15 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel,
                 expect: int | None = None) -> list[ReadDie]:
     """Find and read the dice of a work frame; when a clear spot is left in doubt, look again for big dice, then for
-    dark dice seen only by a pip; box each die left unsure again with the second locator; doubt a sure 1 of the first
-    read again beside the dice found after it (with_ones_doubted_again); when fewer dice are found
-    than the `expect` thrown, or the dice thrown are not known, ask the second locator (a dark frame read with no
-    count, in the frame with its shadows lifted; a frame not dark only when the locator's map peaks at FAINT_PEAK
-    or more where no die was read), and a throw still short of dice again in the frame with its shadows lifted,
-    then there for spots as faint as FAINT_PEAK (vision.second_looks, session 33) (none of these second looks for a
-    taught die: its faces are matched to crops cut at the die's size, and a die in a box too big for it matched
-    another face, sure, in the tests, where the face net learned dice at many sizes).
+    dark dice seen only by a pip; box each die left unsure again with the second locator; doubt a sure 1 of the
+    first read again beside the dice found after it (with_ones_doubted_again); read again, the face net's "tilted"
+    left out, a die still unsure that the lying-flat check finds likely flat (with_likely_flat_dice_read_again);
+    when fewer dice are found than the `expect` thrown, or the dice thrown are not known, ask the second locator (a
+    dark frame read with no count, in the frame with its shadows lifted; a frame not dark only when the locator's
+    map peaks at FAINT_PEAK or more where no die was read), and a throw still short of dice again in the frame with
+    its shadows lifted, then there for spots as faint as FAINT_PEAK (vision.second_looks, session 33) (none of these
+    second looks for a taught die: its faces are matched to crops cut at the die's size, and a die in a box too big
+    for it matched another face, sure, in the tests, where the face net learned dice at many sizes).
 
     With no count, a frame not dark whose locator map stays under FAINT_PEAK outside every die read is not looked
     over again: on the tuning sets the second locator added no die to such a frame. Read with the look over every
@@ -152,6 +154,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
     dice = with_ones_doubted_again(work, first, dice, model)
+    dice = with_likely_flat_dice_read_again(work, dice, model)
     if expect is None:
         dark = is_dark(work, tray)
         if not dark and strongest_unclaimed_peak(seen, [d.candidate for d in dice], tray) < FAINT_PEAK:

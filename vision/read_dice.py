@@ -170,11 +170,15 @@ def counts_as_die(die: ReadDie) -> bool:
 
 
 def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
-              beside: list[LocatedDie] | None = None) -> list[ReadDie]:
+              beside: list[LocatedDie] | None = None, lying_flat: float | None = None,
+              sure_from: float = 0.0) -> list[ReadDie]:
     """Read every located die once, keep those the classifier takes for dice, then confirm their faces
     (vision.recognise.confirm: a second read, turned a quarter, of those that need one, and a closer look, cut
     wider, at those still undecided). beside: dice already read, not read again, that the checks comparing a die with
-    the others see too (a lone pip boxed smaller than the other dice: doubted_ones)."""
+    the others see too (a lone pip boxed smaller than the other dice: doubted_ones). lying_flat, sure_from: a die
+    left unsure that the lying-flat check puts under `lying_flat` (by default vision.flat.LYING_FLAT) is judged again
+    without the face net's "tilted", its new face kept from `sure_from` when the check put it at LYING_FLAT or more
+    (vision.face_checks.judged_lying_flat)."""
     if not located:
         return []
     crops = cut(work, located)
@@ -207,7 +211,8 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         final = doubted_ones(work, compared,
-                             judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net), model, net)
+                             judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net,
+                                                   lying_flat, sure_from), model, net)
         final = doubted_parts(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})

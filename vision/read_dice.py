@@ -210,9 +210,8 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final])
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
-        final = doubted_ones(work, compared,
-                             judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net,
-                                                   lying_flat, sure_from), model, net)
+        judged = judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net, lying_flat, sure_from)
+        final = doubted_ones(work, compared, judged, model, net)
         final = doubted_parts(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})

@@ -290,9 +290,9 @@ def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, 
     trays) read as a sure face, each the face one die of its pair shows (in the ten looked at, the upper die's).
     Their trays are still refused: the dice found are one fewer than those rolled (`expect`; the table always knows
     it), or the lower die, found too, overlaps the upper one."""
+    bar = LYING_FLAT if lying_flat is None else lying_flat
     again = [k for k, (guess, lean) in enumerate(zip(final, leaning, strict=True))
-             if not guess.sure and guess.appearance is not None and lean < (LYING_FLAT if lying_flat is None
-                                                                              else lying_flat)]
+             if not guess.sure and guess.appearance is not None and lean < bar]
     if not again:
         return final
     regarded = confirm(first.take(again), crops[again], model, net=net, wide=wide[again], mind_tilt=False)

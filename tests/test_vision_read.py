@@ -1451,6 +1451,65 @@ def test_a_die_refused_for_a_box_out_of_size_is_boxed_again_and_read(
     assert refused.status == "reroll" and doubt_before in [d.reason for d in refused.dice]
 
 
+def test_an_unclear_die_read_alike_in_a_smaller_and_a_bigger_box_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fresh Excape tray of session 39, read with no count: its 7 is unclear in the locator's box, and read as a
+    # sure 7 in a box a tenth smaller and a tenth bigger. Read no other way, the tray is a re-roll.
+    rendered = render_tray(5_342_083, EXCAPE)
+    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, EXCAPE)
+    _never_silently_wrong(reading, truth, boxes)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth)
+    monkeypatch.setattr(second_looks, "OTHER_SIZES_APART", 0.0)
+    refused = read_tray(rendered.image, EXCAPE)
+    assert refused.status == "reroll" and "unclear" in [d.reason for d in refused.dice]
+
+
+def _read_by_size(faces: dict[float, tuple[str, float]]):
+    """A stand-in for read_dice.read_dice: each box read as the face and probability given for its side, sure."""
+    def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel, beside: object = None) -> list[ReadDie]:
+        return [replace(_die_at(c.rect[0], c.side), guess=FaceGuess(f"pips:{faces[round(c.side)][0]}",
+                                                                    faces[round(c.side)][1], True)) for c in located]
+
+    return read_dice
+
+
+def test_an_unclear_die_is_read_at_other_sizes_only_when_both_agree_surely(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An unclear die of side 40 beside a sure one: its boxes of 36 and 44 (OTHER_SIZES_APART) are read. It takes
+    # the surer read when both are the same face at REBOXED_SURE or more, and stays unclear otherwise.
+    work = np.zeros((480, 640, 3), np.uint8)
+    dice = [_die_at((100, 100), 40), _die_at((300, 100), 40, sure=False)]
+    surely = second_looks.REBOXED_SURE
+
+    def read_at(small: tuple[str, float], big: tuple[str, float]) -> list[ReadDie]:
+        monkeypatch.setattr(second_looks, "read_dice", _read_by_size({36: small, 44: big}))
+        return second_looks.with_unclear_dice_read_at_other_sizes(work, dice, D6)
+
+    read = read_at(("3", surely), ("3", 0.97))
+    assert read[0] == dice[0] and read[1].guess == FaceGuess("pips:3", 0.97, True) and read[1].candidate.side == 44
+    assert read_at(("3", 0.97), ("3", surely - 0.01)) == dice         # one read under the bar
+    assert read_at(("3", 0.97), ("2", 0.97)) == dice                  # the two sizes disagree
+
+
+def test_only_an_unclear_die_whole_in_view_and_apart_from_the_others_is_read_at_other_sizes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A die seen tilted, called cocked by the lying-flat check, cut by the frame's edge, or faint is not read again
+    # at other sizes; nor is a read kept whose bigger box overlaps a neighbour beyond REBOXED_OVERLAP.
+    work = np.zeros((480, 640, 3), np.uint8)
+    unclear = _die_at((300, 100), 40, sure=False)
+    monkeypatch.setattr(second_looks, "read_dice", _every_box_read_as("3"))
+    beside = _die_at((100, 100), 40)
+    for refused in (replace(unclear, guess=FaceGuess("pips:5", 0.5, False, tilted=True)),
+                    replace(unclear, not_flat=NOT_FLAT),
+                    replace(unclear, candidate=replace(unclear.candidate, touches_edge=True)),
+                    replace(unclear, candidate=replace(unclear.candidate, faint=True))):
+        assert second_looks.with_unclear_dice_read_at_other_sizes(work, [beside, refused], D6) == [beside, refused]
+    assert second_looks.with_unclear_dice_read_at_other_sizes(work, [beside, unclear], D6)[1].guess.sure
+    touching = _die_at((300 - 36, 100), 40)     # resting against it: the box a tenth bigger overlaps it by 0.15
+    assert rect_overlap(replace(unclear.candidate, rect=((300, 100), (44, 44), 0.0)), touching.candidate) > \
+        second_looks.REBOXED_OVERLAP
+    assert second_looks.with_unclear_dice_read_at_other_sizes(work, [touching, unclear], D6) == [touching, unclear]
+
+
 def test_only_a_die_s_box_out_of_size_brings_a_cut_or_cocked_die_a_second_box() -> None:
     # At the frame's edge, only a box much bigger than the other dice may come from a whole die inside it; a die
     # called cocked, only a box much smaller. A die read sure and flat is never boxed again, nor a cut die boxed at

@@ -53,6 +53,7 @@ from vision.second_looks import (
     with_doubtful_dice_boxed_again,
     with_likely_flat_dice_read_again,
     with_overlapping_boxes_seen_as_one,
+    with_unclear_dice_read_at_other_sizes,
 )
 
 # The reader works on the frame 640 px wide (vision.locate.WORK_WIDTH), whatever its height: a strip 40 px wide and
@@ -151,6 +152,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
         return without_parts_of_sure_dice(without_cluster_boxes(first))
     dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, first, model), model)
     dice = with_doubtful_dice_boxed_again(work, dice, model)
+    dice = with_unclear_dice_read_at_other_sizes(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
     dice = with_ones_doubted_again(work, first, dice, model)

@@ -251,17 +251,19 @@ def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest
 
     located: list[LocatedDie] = []
     given: list[tuple[np.ndarray, np.ndarray]] = []
-    find_dice = read.find_dice
+    find_dice = read.find_dice_and_faint_left_out
 
-    def locating(work: np.ndarray, tray: tuple[int, int, int, int] | None, **options: object) -> list[LocatedDie]:
-        located.extend(find_dice(work, tray, **options))
-        return located
+    def locating(work: np.ndarray, tray: tuple[int, int, int, int] | None, **options: object
+                 ) -> tuple[list[LocatedDie], list[LocatedDie]]:
+        found, left_out = find_dice(work, tray, **options)
+        located.extend(found)
+        return located, left_out
 
     def confirming(first: View, crops: np.ndarray, model: DieModel, **options: object) -> list[FaceGuess]:
         given.append((crops, options["wide"]))
         return confirm(first, crops, model, **options)
 
-    monkeypatch.setattr(read, "find_dice", locating)
+    monkeypatch.setattr(read, "find_dice_and_faint_left_out", locating)
     monkeypatch.setattr(read_dice, "confirm", confirming)
     rendered = render_tray(33, D6, faces=["2", "5", "6"], tray="light")     # 640 px wide: the work frame itself
     assert len(read_tray(rendered.image, D6, expect=3).dice) == 3     # all found: the first look only
@@ -607,9 +609,10 @@ def test_dark_dice_seen_only_by_a_pip_are_read_and_the_grown_look_adds_no_die_re
         return ({j for j, face in sure.items() if face == rendered.dice[j].label},
                 {j for j, face in sure.items() if face != rendered.dice[j].label} | on_no_die)
 
-    # The grown look by itself: the second locator, asked for every frame read with no count, finds some of these
-    # dice too.
+    # The grown look by itself: the second locator, asked for every frame read with no count, and the look at the
+    # faint dice left out beside the others (session 39) find some of these dice too.
     monkeypatch.setattr(read, "with_dice_the_second_locator_finds", lambda work, tray, dice, model, **_: dice)
+    monkeypatch.setattr(second_looks, "FAINT_SPOTS_LOOKED_AGAIN", False)
     seeds = range(24)
     grown = {seed: right_and_wrong(seed) for seed in seeds}
     monkeypatch.setattr(read, "with_grown_dice", lambda work, tray, located, dice, model: dice)
@@ -1301,13 +1304,15 @@ def test_with_no_count_a_dark_frame_is_looked_over_with_its_shadows_lifted(monke
 
     # Virtual tuning trays on a dark tray, read with no count (`read` without --expect): a 1 and a 3 that both
     # locators miss in the frame as it is. Looked over with its shadows lifted instead, the second locator finds
-    # them; read as it is, the frame passed as a whole throw, a die short.
+    # them; read as it is, the frame passed as a whole throw, a die short. (Since session 39 the 1 of 2,000,370 is
+    # also found as a faint die left out beside a die seen clearly: that look is left out here too.)
     rendered = render_tray(seed, D6)
     truth = sorted(d.label for d in rendered.dice)
     assert second_looks.is_dark(read.to_work(rendered.image)[0])
     reading = read_tray(rendered.image, D6)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == truth
     monkeypatch.setattr(read, "is_dark", lambda work, tray: False)
+    monkeypatch.setattr(second_looks, "FAINT_SPOTS_LOOKED_AGAIN", False)
     as_it_is = read_tray(rendered.image, D6)
     assert as_it_is.status == "ok" and len(as_it_is.dice) == len(truth) - 1
 
@@ -1508,6 +1513,47 @@ def test_only_an_unclear_die_whole_in_view_and_apart_from_the_others_is_read_at_
     assert rect_overlap(replace(unclear.candidate, rect=((300, 100), (44, 44), 0.0)), touching.candidate) > \
         second_looks.REBOXED_OVERLAP
     assert second_looks.with_unclear_dice_read_at_other_sizes(work, [touching, unclear], D6) == [touching, unclear]
+
+
+def test_a_faint_die_left_out_beside_a_clear_one_is_read_where_no_die_was(
+        test_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A train-split photo (tests/data/faint-beside): a blue marbled 1 wedged between three dice is a faint spot to
+    # the locator, left out of the first look for lying near a die it sees clearly. Looked at again where no die was
+    # read, it is a sure 1: the throw of 25 dice is read whole. Left out, the count refuses the throw, and with no
+    # count the 24 other dice were taken for the whole throw.
+    photo = test_data / "faint-beside" / "IMG_20191208_112404.jpg"
+    image = cv2.imread(str(photo))
+    truth = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
+    labels, boxes = [d.label for d in truth], [d.box for d in truth]
+    for expect in (None, len(truth)):
+        reading = read_tray(image, D6, expect=expect)
+        _never_silently_wrong(reading, labels, boxes)
+        assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(labels)
+    monkeypatch.setattr(second_looks, "FAINT_SPOTS_LOOKED_AGAIN", False)
+    assert len(read_tray(image, D6).dice) == len(truth) - 1
+    assert read_tray(image, D6, expect=len(truth)).reason.startswith(f"expected {len(truth)} dice but found")
+
+
+def test_a_faint_die_left_out_is_kept_only_apart_from_the_dice_read_and_read_surely(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two sure dice of side 40 read; the first look left out faint dice near them. Kept: one beside them, overlapping
+    # neither. Not kept: one overlapping a die read beyond FOUND_OVERLAP, one smaller than REBOXED_SMALLEST of their
+    # side (a pip, a part of a die), one read under REBOXED_SURE, one the lying-flat check calls cocked.
+    work = np.zeros((480, 640, 3), np.uint8)
+    dice = [_die_at((100, 100), 40), _die_at((141, 100), 40)]
+    beside = _located((100, 141), 40, faint=True)
+    overlapping = _located((182 - 10, 100), 40, faint=True)
+    small = _located((141, 141), 40 * second_looks.REBOXED_SMALLEST - 2, faint=True)
+    unsure = _located((182, 141), 40, faint=True)
+    cocked = _located((59, 141), 40, faint=True)
+    assert rect_overlap(overlapping, dice[1].candidate) > second_looks.FOUND_OVERLAP
+    read_as_4 = _every_box_read_as("4", doubtful={unsure})
+    monkeypatch.setattr(second_looks, "read_dice", lambda work, located, model, beside=None: [
+        replace(d, not_flat=NOT_FLAT) if d.candidate == cocked else d for d in read_as_4(work, located, model)])
+    found = second_looks.with_faint_dice_beside_the_others(work, [beside, overlapping, small, unsure, cocked], dice,
+                                                           D6)
+    assert found[:2] == dice and [d.candidate for d in found[2:]] == [beside]
+    assert second_looks.with_faint_dice_beside_the_others(work, [], dice, D6) == dice
 
 
 def test_only_a_die_s_box_out_of_size_brings_a_cut_or_cocked_die_a_second_box() -> None:

@@ -221,15 +221,28 @@ def find_dice(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
     wanted: only the spots whose centre it accepts are made dice, and weighed against the faint ones (a caller that
     wants no die where it has one already skips their turn, a crop and two filters each). seen: the net's maps of
     this frame (Locator.maps), when the caller has them already."""
+    return find_dice_and_faint_left_out(work, tray, threshold, faint, net, wanted, seen)[0]
+
+
+def find_dice_and_faint_left_out(work: np.ndarray, tray: tuple[int, int, int, int] | None = None,
+                                 threshold: float = PEAK_PROBABILITY, faint: float | None = FAINT_PEAK,
+                                 net: Locator | None = None,
+                                 wanted: Callable[[tuple[float, float]], bool] | None = None,
+                                 seen: tuple[np.ndarray, float] | None = None
+                                 ) -> tuple[list[LocatedDie], list[LocatedDie]]:
+    """find_dice's dice, and the faint dice it left out for lying within FAINT_APART of a die seen clearly (a second
+    peak on that die, or a die beside it that the locator hardly sees: vision.second_looks tells them apart)."""
     if tray is not None:
         check_tray(tray, work.shape[1], work.shape[0])
     every = [s for s in (net or locator()).spots(work, threshold, faint, seen)
              if _in_tray(s, tray) and (wanted is None or wanted(s.centre))]
     dice = located_dice(work, every, tray, threshold)
     clear = [d for d in dice if not d.faint]
-    return clear + [d for d in dice if d.faint and all(
+    apart = [d.faint and all(
         np.hypot(d.rect[0][0] - c.rect[0][0], d.rect[0][1] - c.rect[0][1]) > FAINT_APART * max(c.side, d.side)
-        for c in clear)]
+        for c in clear) for d in dice]
+    return (clear + [d for d, a in zip(dice, apart, strict=True) if a],
+            [d for d, a in zip(dice, apart, strict=True) if d.faint and not a])
 
 
 def strongest_unclaimed_peak(seen: tuple[np.ndarray, float], dice: list[LocatedDie],

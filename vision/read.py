@@ -36,6 +36,7 @@ from vision.locate import (
     PEAK_PROBABILITY,
     check_tray,
     find_dice,
+    find_dice_and_faint_left_out,
     inside_tray,
     locator,
     second_locator,
@@ -51,6 +52,7 @@ from vision.second_looks import (
     is_dark,
     with_dice_the_second_locator_finds,
     with_doubtful_dice_boxed_again,
+    with_faint_dice_beside_the_others,
     with_likely_flat_dice_read_again,
     with_overlapping_boxes_seen_as_one,
     with_unclear_dice_read_at_other_sizes,
@@ -146,7 +148,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     always looked over: of 600 count-less trays of black dice on felt (3,470,000+), the second locator added dice to
     81, and 4 of those peaked under FAINT_PEAK (0.10-0.149) beyond the dice read."""
     seen = locator().maps(work)
-    located = find_dice(work, tray, seen=seen)
+    located, left_out = find_dice_and_faint_left_out(work, tray, seen=seen)
     first = read_dice(work, located, model)
     if model.taught:
         return without_parts_of_sure_dice(without_cluster_boxes(first))
@@ -155,6 +157,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dice = with_unclear_dice_read_at_other_sizes(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
+    dice = with_faint_dice_beside_the_others(work, left_out, dice, model)
     dice = with_ones_doubted_again(work, first, dice, model)
     dice = with_likely_flat_dice_read_again(work, dice, model)
     if expect is None:

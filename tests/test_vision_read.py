@@ -1470,10 +1470,12 @@ def test_an_unclear_die_read_alike_in_a_smaller_and_a_bigger_box_is_read(monkeyp
 
 
 def _read_by_size(faces: dict[float, tuple[str, float]]):
-    """A stand-in for read_dice.read_dice: each box read as the face and probability given for its side, sure."""
+    """A stand-in for read_dice.read_dice: each box read as the face and probability given for its side, sure (a
+    box of another side, as an unsure 5)."""
     def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel, beside: object = None) -> list[ReadDie]:
-        return [replace(_die_at(c.rect[0], c.side), guess=FaceGuess(f"pips:{faces[round(c.side)][0]}",
-                                                                    faces[round(c.side)][1], True)) for c in located]
+        return [replace(_die_at(c.rect[0], c.side), candidate=c, guess=FaceGuess(
+            f"pips:{faces[round(c.side)][0]}", faces[round(c.side)][1], True) if round(c.side) in faces else
+            FaceGuess("pips:5", 0.5, False)) for c in located]
 
     return read_dice
 
@@ -1493,6 +1495,28 @@ def test_an_unclear_die_is_read_at_other_sizes_only_when_both_agree_surely(monke
     assert read[0] == dice[0] and read[1].guess == FaceGuess("pips:3", 0.97, True) and read[1].candidate.side == 44
     assert read_at(("3", 0.97), ("3", surely - 0.01)) == dice         # one read under the bar
     assert read_at(("3", 0.97), ("2", 0.97)) == dice                  # the two sizes disagree
+    # Boxed under REBOXED_SMALLEST of the other dice's side (40) and left unsure at its own sizes, a die is read at
+    # their side too.
+    dice = [_die_at((100, 100), 40), _die_at((300, 100), 40 * second_looks.REBOXED_SMALLEST - 1, sure=False)]
+    read = read_at(("1", 0.96), ("1", 0.95))
+    assert read[1].guess == FaceGuess("pips:1", 0.96, True) and read[1].candidate.side == 36
+    monkeypatch.setattr(second_looks, "SMALL_AT_THEIR_SIZE", False)
+    assert second_looks.with_unclear_dice_read_at_other_sizes(work, dice, D6) == dice
+
+
+def test_an_unclear_die_boxed_much_smaller_than_the_others_is_read_at_their_size(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A two-dice throw of the battery (d6 throws, 3,220,210): a 1 boxed at less than REBOXED_SMALLEST of the 6 beside
+    # it is left unclear by the lone pip's doubt, and read at 1.1 and 0.9 times its own side it is still small. Read at
+    # the 6's side, it is a sure 1 through every check, and the throw is accepted.
+    rendered = render_tray(3_220_210, D6, n_dice=2)
+    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, truth, boxes)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth) == ["1", "6"]
+    monkeypatch.setattr(second_looks, "SMALL_AT_THEIR_SIZE", False)
+    refused = read_tray(rendered.image, D6, expect=2)
+    assert refused.status == "reroll" and [d.reason for d in refused.dice].count("unclear") == 1
 
 
 def test_only_an_unclear_die_whole_in_view_and_apart_from_the_others_is_read_at_other_sizes(

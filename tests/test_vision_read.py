@@ -842,12 +842,13 @@ def test_a_flat_x_seen_with_its_sides_is_judged_by_its_strokes_not_called_blurre
 
 def _read_lying_flat_judged_or_not(monkeypatch: pytest.MonkeyPatch, image: np.ndarray, model: DieModel,
                                    expect: int | None = None) -> tuple[TrayReading, TrayReading]:
-    """The reading as it is, and with no die judged again for lying flat (face_checks.judged_lying_flat, and
-    second_looks.with_likely_flat_dice_read_again)."""
+    """The reading as it is, and with no die judged again for lying flat (face_checks.judged_lying_flat,
+    second_looks.with_likely_flat_dice_read_again, and with_flat_dice_seen_tilted_read_in_smaller_boxes)."""
 
     reading = read_tray(image, model, expect=expect)
     monkeypatch.setattr(face_checks, "LYING_FLAT", 0.0)
     monkeypatch.setattr(second_looks, "LIKELY_FLAT", 0.0)
+    monkeypatch.setattr(second_looks, "TILTED_BUT_FLAT", 0.0)
     return reading, read_tray(image, model, expect=expect)
 
 
@@ -899,6 +900,8 @@ def test_a_die_read_again_for_lying_likely_flat_must_be_read_surely(monkeypatch:
     _never_silently_wrong(reading, labels, boxes)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(labels)
     monkeypatch.setattr(second_looks, "LIKELY_FLAT_SURE", 1.01)
+    # (Read in smaller boxes, the die is a sure 3 too, since session 39: that look is left out here.)
+    monkeypatch.setattr(second_looks, "TILTED_BUT_FLAT", 0.0)
     assert read_tray(rendered.image, D6, expect=2).status == "reroll"
 
 
@@ -1578,6 +1581,41 @@ def test_a_faint_die_left_out_is_kept_only_apart_from_the_dice_read_and_read_sur
                                                            D6)
     assert found[:2] == dice and [d.candidate for d in found[2:]] == [beside]
     assert second_looks.with_faint_dice_beside_the_others(work, [], dice, D6) == dice
+
+
+def test_a_flat_die_seen_tilted_against_another_is_read_in_smaller_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A throw of the battery's dice resting together (4,843,157): a flat 5 against the 6 shows the face net, in its
+    # box, the 6's side, and is called tilted though the lying-flat check finds it flat. Read in boxes 0.8 and 0.9 of
+    # its side, it is a sure 5 in both; the throw is accepted, the 5 in its own box.
+    rendered = render_tray(4_843_157, D6, n_dice=2, touching=True)
+    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, truth, boxes)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth) == ["5", "6"]
+    monkeypatch.setattr(second_looks, "TILTED_BUT_FLAT", 0.0)
+    refused = read_tray(rendered.image, D6, expect=2)
+    assert refused.status == "reroll" and [d.reason for d in refused.dice].count("cocked") == 1
+    assert [d.box for d in refused.dice] == [d.box for d in reading.dice]
+
+
+def test_only_a_die_seen_tilted_that_the_check_finds_flat_is_read_in_smaller_boxes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A die seen tilted is read again in smaller boxes only when the lying-flat check puts it under TILTED_BUT_FLAT,
+    # and taken only when every smaller box reads the same face surely; it keeps its own box.
+    work = np.zeros((480, 640, 3), np.uint8)
+    beside = _die_at((100, 100), 40)
+    tilted = replace(_die_at((141, 100), 40), guess=FaceGuess("pips:5", 0.3, False, tilted=True),
+                     not_flat=second_looks.TILTED_BUT_FLAT - 0.01)
+    monkeypatch.setattr(second_looks, "read_dice", _read_by_size({32: ("2", 0.93), 36: ("2", 0.9)}))
+    read = second_looks.with_flat_dice_seen_tilted_read_in_smaller_boxes(work, [beside, tilted], D6)
+    assert read[0] == beside and read[1].guess == FaceGuess("pips:2", 0.93, True)
+    assert read[1].candidate == tilted.candidate
+    leaning = replace(tilted, not_flat=second_looks.TILTED_BUT_FLAT)
+    assert second_looks.with_flat_dice_seen_tilted_read_in_smaller_boxes(work, [beside, leaning], D6) == [
+        beside, leaning]
+    monkeypatch.setattr(second_looks, "read_dice", _read_by_size({32: ("2", 0.93), 36: ("3", 0.9)}))
+    assert second_looks.with_flat_dice_seen_tilted_read_in_smaller_boxes(work, [beside, tilted], D6) == [
+        beside, tilted]
 
 
 def test_only_a_die_s_box_out_of_size_brings_a_cut_or_cocked_die_a_second_box() -> None:

@@ -53,6 +53,7 @@ from vision.second_looks import (
     with_dice_the_second_locator_finds,
     with_doubtful_dice_boxed_again,
     with_faint_dice_beside_the_others,
+    with_flat_dice_seen_tilted_read_in_smaller_boxes,
     with_likely_flat_dice_read_again,
     with_overlapping_boxes_seen_as_one,
     with_unclear_dice_read_at_other_sizes,
@@ -155,6 +156,7 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     dice = with_grown_dice(work, tray, located, with_big_dice(work, tray, located, first, model), model)
     dice = with_doubtful_dice_boxed_again(work, dice, model)
     dice = with_unclear_dice_read_at_other_sizes(work, dice, model)
+    dice = with_flat_dice_seen_tilted_read_in_smaller_boxes(work, dice, model)
     dice = with_overlapping_boxes_seen_as_one(work, without_parts_of_sure_dice(without_cluster_boxes(dice)),
                                               model)
     dice = with_faint_dice_beside_the_others(work, left_out, dice, model)

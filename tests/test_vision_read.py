@@ -1498,6 +1498,13 @@ def test_an_unclear_die_is_read_at_other_sizes_only_when_both_agree_surely(monke
     assert read[0] == dice[0] and read[1].guess == FaceGuess("pips:3", 0.97, True) and read[1].candidate.side == 44
     assert read_at(("3", 0.97), ("3", surely - 0.01)) == dice         # one read under the bar
     assert read_at(("3", 0.97), ("2", 0.97)) == dice                  # the two sizes disagree
+    # Then in boxes 0.8 and 0.9 of its side (SMALLER_BOXES): the face both read surely, the die keeping its box.
+    monkeypatch.setattr(second_looks, "read_dice", _read_by_size({32: ("3", 0.95), 36: ("3", 0.97), 44: ("2", 0.97)}))
+    read = second_looks.with_unclear_dice_read_at_other_sizes(work, dice, D6)
+    assert read[1].guess == FaceGuess("pips:3", 0.97, True) and read[1].candidate == dice[1].candidate
+    monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", False)
+    assert second_looks.with_unclear_dice_read_at_other_sizes(work, dice, D6) == dice
+    monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", True)
     # Boxed under REBOXED_SMALLEST of the other dice's side (40) and left unsure at its own sizes, a die is read at
     # their side too.
     dice = [_die_at((100, 100), 40), _die_at((300, 100), 40 * second_looks.REBOXED_SMALLEST - 1, sure=False)]
@@ -1505,6 +1512,20 @@ def test_an_unclear_die_is_read_at_other_sizes_only_when_both_agree_surely(monke
     assert read[1].guess == FaceGuess("pips:1", 0.96, True) and read[1].candidate.side == 36
     monkeypatch.setattr(second_looks, "SMALL_AT_THEIR_SIZE", False)
     assert second_looks.with_unclear_dice_read_at_other_sizes(work, dice, D6) == dice
+
+
+def test_an_unclear_die_boxed_with_a_neighbour_s_side_is_read_in_smaller_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A throw of the battery's dice resting together (4,843,548): a 3 whose box takes in the side of the die it rests
+    # against is unclear in its box and in boxes a tenth either way, and a sure 3 in boxes 0.8 and 0.9 of its side.
+    rendered = render_tray(4_843_548, D6, n_dice=2, touching=True)
+    truth, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, D6, expect=2)
+    _never_silently_wrong(reading, truth, boxes)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(truth)
+    monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", False)
+    refused = read_tray(rendered.image, D6, expect=2)
+    assert refused.status == "reroll" and [d.reason for d in refused.dice].count("unclear") == 1
+    assert [d.box for d in refused.dice] == [d.box for d in reading.dice]
 
 
 def test_an_unclear_die_boxed_much_smaller_than_the_others_is_read_at_their_size(
@@ -1539,6 +1560,11 @@ def test_only_an_unclear_die_whole_in_view_and_apart_from_the_others_is_read_at_
     touching = _die_at((300 - 36, 100), 40)     # resting against it: the box a tenth bigger overlaps it by 0.15
     assert rect_overlap(replace(unclear.candidate, rect=((300, 100), (44, 44), 0.0)), touching.candidate) > \
         second_looks.REBOXED_OVERLAP
+    # Its boxes a tenth either way are refused; then only boxes smaller than its own (SMALLER_BOXES), which overlap
+    # the neighbour less than it does, read it, and it keeps its own box.
+    read = second_looks.with_unclear_dice_read_at_other_sizes(work, [touching, unclear], D6)
+    assert read[1].guess.sure and read[1].candidate == unclear.candidate
+    monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", False)
     assert second_looks.with_unclear_dice_read_at_other_sizes(work, [touching, unclear], D6) == [touching, unclear]
 
 
@@ -1799,6 +1825,8 @@ def test_a_six_seen_in_perspective_is_judged_by_its_middle_where_its_face_lies(m
     assert reading.status == "ok" and sorted(reading.faces) == ["2", "6"]
     monkeypatch.setattr(vision.centre_pip, "FACE_SHIFTS", (-4, -2, 0, 2, 4))
     monkeypatch.setattr(vision.centre_pip, "BODY_NOT_PIP", 0.0)
+    # (Since session 39 the unsure 6 is read right in smaller boxes too: that look is left out here.)
+    monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", False)
     vision.centre_pip._sample_offsets.cache_clear()
     try:
         assert read_tray(rendered.image, EXCAPE).status == "reroll"
@@ -1822,6 +1850,8 @@ def test_excapes_six_and_seven_are_told_apart_by_the_middle_pip(monkeypatch: pyt
     if bypass == "MIDDLE_PAIR_SURE":
         assert reading.status == "ok" and sorted(reading.faces) == truth
         monkeypatch.setattr(face_checks, "MIDDLE_PAIR_SURE", 2.0)
+        # (Since session 39 the unsure 6 is read right in smaller boxes too: that look is left out here.)
+        monkeypatch.setattr(second_looks, "UNCLEAR_IN_SMALLER_BOXES", False)
         assert read_tray(rendered.image, EXCAPE).status == "reroll"
     else:
         assert reading.status == "ok" and sorted(reading.faces) == truth

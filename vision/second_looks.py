@@ -139,6 +139,15 @@ OTHER_SIZES_APART = 0.1
 # stacked, cocked and blurred dice (5,390,000+ to 5,393,000+) as before. Read at their side instead of its own, one
 # die of the fresh Excape trays above was lost (a 7 read alike at its own sizes): both are tried, its own first.
 SMALL_AT_THEIR_SIZE = True
+# A die still unclear is then read in boxes SMALLER_BOXES times its side (UNCLEAR_IN_SMALLER_BOXES), as a flat die
+# seen tilted is (below), keeping its own box: a box that takes in a neighbour's side or a shadow. On the battery's
+# unclear dice, 3 of 9 read sure in both (marbled Excape 2s and 3s). Battery, against the looks above alone: marbled
+# d6 +1, marbled Excape +2, touching throws +1; 2 stacked trays' upper dice read right, the trays refused as before.
+# Fresh ranges: touching throws 5,412,000+ (1,000) +1, hand 5,411,000+ (600) +1 die (its tray refused for another),
+# stacked 5,409,000+ (600) an upper die read right, no tray more accepted; marbled d6 5,408,000+ and Excape
+# 5,408,500+ (300 each), cocked 5,410,000+ and blurred 5,420,000+ (600 each), felt throws 5,414,000+, d6 5,416,000+ and
+# Excape 5,418,000+ (1,000 each) as before.
+UNCLEAR_IN_SMALLER_BOXES = True
 
 # A die the face net sees tilted, that the lying-flat check finds flat (under TILTED_BUT_FLAT), is read again in
 # boxes SMALLER_BOXES times its side (with_flat_dice_seen_tilted_read_in_smaller_boxes). Session 39: the battery's
@@ -165,8 +174,11 @@ def with_unclear_dice_read_at_other_sizes(work: np.ndarray, dice: list[ReadDie],
     A box a little off a die's size shows the classifier a crop it reads less surely than the crops it learned; one
     box is an unlucky crop when the boxes either side of it agree. Both must agree, each read through every check a
     die goes through (the lying-flat check, a lone pip read as a 1), so a die unclear at every size stays unclear.
-    A die boxed under REBOXED_SMALLEST of the other dice's side is then read so at their side (SMALL_AT_THEIR_SIZE).
-    Its cost: two or four reads for each such die only (none on the bench's d6 speed frames)."""
+    A die boxed under REBOXED_SMALLEST of the other dice's side is then read so at their side (SMALL_AT_THEIR_SIZE),
+    and a die still unclear in boxes SMALLER_BOXES times its side (UNCLEAR_IN_SMALLER_BOXES: a smaller box leaves out
+    a neighbour's side; the die keeps its own box and measures, as in
+    with_flat_dice_seen_tilted_read_in_smaller_boxes). Its cost: two to six reads for each such die only (none on the
+    bench's d6 speed frames)."""
     if OTHER_SIZES_APART <= 0:
         return dice
     kept = list(dice)
@@ -186,6 +198,11 @@ def with_unclear_dice_read_at_other_sizes(work: np.ndarray, dice: list[ReadDie],
             if agreed is not None:
                 kept[k] = agreed
                 break
+        else:
+            if UNCLEAR_IN_SMALLER_BOXES:
+                agreed = _read_alike(work, c, [c.side * f for f in SMALLER_BOXES], model, others, apart=False)
+                if agreed is not None:
+                    kept[k] = replace(die, guess=agreed.guess)
     return kept
 
 

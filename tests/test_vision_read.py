@@ -215,6 +215,13 @@ def _photos(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.jpg"))
 
 
+def _labelled_photo(photo: Path) -> tuple[np.ndarray, list[str], list[tuple[int, int, int, int]]]:
+    """A photo of the tests' data and its labels (YOLO, beside it): the image, each die's face and box."""
+    image = cv2.imread(str(photo))
+    truth = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
+    return image, [d.label for d in truth], [d.box for d in truth]
+
+
 def test_real_photos_every_die_found_and_none_silently_wrong(test_data: Path) -> None:
     photos = _photos(test_data / "photos")
     assert len(photos) >= 3
@@ -878,15 +885,12 @@ def test_a_die_left_unsure_that_the_check_finds_likely_flat_is_read_again_withou
     # A train-split photo (tests/data/seen-tilted): a flat 3 seen in perspective, its sides showing, is "tilted" to
     # the face net, and the lying-flat check gives it between LYING_FLAT and LIKELY_FLAT. Read again once every look
     # is done, the tilt left out, it is a sure 3 (at LIKELY_FLAT_SURE or more).
-    photo = test_data / "seen-tilted" / "IMG_20191208_112434.jpg"
-    image = cv2.imread(str(photo))
-    truth = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-    labels, boxes = [d.label for d in truth], [d.box for d in truth]
-    reading = read_tray(image, D6, expect=len(truth))
+    image, labels, boxes = _labelled_photo(test_data / "seen-tilted" / "IMG_20191208_112434.jpg")
+    reading = read_tray(image, D6, expect=len(labels))
     _never_silently_wrong(reading, labels, boxes)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(labels)
     monkeypatch.setattr(second_looks, "LIKELY_FLAT", 0.0)
-    refused = read_tray(image, D6, expect=len(truth))
+    refused = read_tray(image, D6, expect=len(labels))
     assert refused.status == "reroll" and [d.reason for d in refused.dice].count("cocked") == 1
 
 
@@ -1574,17 +1578,14 @@ def test_a_faint_die_left_out_beside_a_clear_one_is_read_where_no_die_was(
     # the locator, left out of the first look for lying near a die it sees clearly. Looked at again where no die was
     # read, it is a sure 1: the throw of 25 dice is read whole. Left out, the count refuses the throw, and with no
     # count the 24 other dice were taken for the whole throw.
-    photo = test_data / "faint-beside" / "IMG_20191208_112404.jpg"
-    image = cv2.imread(str(photo))
-    truth = read_labels(photo.with_suffix(".txt"), image.shape[1], image.shape[0])
-    labels, boxes = [d.label for d in truth], [d.box for d in truth]
-    for expect in (None, len(truth)):
+    image, labels, boxes = _labelled_photo(test_data / "faint-beside" / "IMG_20191208_112404.jpg")
+    for expect in (None, len(labels)):
         reading = read_tray(image, D6, expect=expect)
         _never_silently_wrong(reading, labels, boxes)
         assert reading.status == "ok" and sorted(d.face for d in reading.dice) == sorted(labels)
     monkeypatch.setattr(second_looks, "FAINT_SPOTS_LOOKED_AGAIN", False)
-    assert len(read_tray(image, D6).dice) == len(truth) - 1
-    assert read_tray(image, D6, expect=len(truth)).reason.startswith(f"expected {len(truth)} dice but found")
+    assert len(read_tray(image, D6).dice) == len(labels) - 1
+    assert read_tray(image, D6, expect=len(labels)).reason.startswith(f"expected {len(labels)} dice but found")
 
 
 def test_a_faint_die_left_out_is_kept_only_apart_from_the_dice_read_and_read_surely(

@@ -129,10 +129,13 @@ def _reroll_reason(readings: list[DieReading], expect: int | None, width: int, h
 def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model: DieModel,
                 expect: int | None = None) -> list[ReadDie]:
     """Find and read the dice of a work frame; when a clear spot is left in doubt, look again for big dice, then for
-    dark dice seen only by a pip; box each die left unsure again with the second locator; doubt a sure 1 of the
-    first read again beside the dice found after it (with_ones_doubted_again); read again, the face net's "tilted"
-    left out, a die still unsure that the lying-flat check finds likely flat (with_likely_flat_dice_read_again);
-    when fewer dice are found than the `expect` thrown, or the dice thrown are not known, ask the second locator (a
+    dark dice seen only by a pip; box each die left unsure again with the second locator; read a die still unclear
+    in boxes of other sizes, and a flat die seen tilted in smaller ones (vision.second_looks, session 39); look again
+    at the faint dice the first look left out beside a die it saw clearly, where no die was read (session 39); doubt a
+    sure 1 of the first read again beside the dice found after it (with_ones_doubted_again); read again, the face
+    net's "tilted" left out, a die still unsure that the lying-flat check finds likely flat
+    (with_likely_flat_dice_read_again); when fewer dice are found than the `expect` thrown, or the dice thrown are
+    not known, ask the second locator (a
     dark frame read with no count, in the frame with its shadows lifted; a frame not dark only when the locator's
     map peaks at FAINT_PEAK or more where no die was read), and a throw still short of dice again in the frame with
     its shadows lifted, then there for spots as faint as FAINT_PEAK (vision.second_looks, session 33) (none of these

@@ -199,6 +199,7 @@ def with_unclear_dice_read_at_other_sizes(work: np.ndarray, dice: list[ReadDie],
                 kept[k] = agreed
                 break
         else:
+            # Unclear at every size around its own: a smaller box may leave out a neighbour's side or a shadow.
             if UNCLEAR_IN_SMALLER_BOXES:
                 agreed = _read_alike(work, c, [c.side * f for f in SMALLER_BOXES], model, others, apart=False)
                 if agreed is not None:

@@ -141,7 +141,8 @@ UNCLEAR_NOT_READ_AGAIN = ("symbol:cross",)
 # A die so read that is boxed under REBOXED_SMALLEST of the other dice's side, and still unclear, is read so at their
 # side too (SMALL_AT_THEIR_SIZE): a die boxed by its face's middle, a 1 that the lone pip's doubt then leaves unclear
 # (a dark die with a red pip on the train photos, boxed at 0.67 of the others, read as a sure 1 at 1.2-1.5 times its
-# box). Battery, against the reads at its own sizes alone: other photos, d6 trays, d6 throws, felt throws, marbled
+# box). Battery, against the reads at its own sizes alone (these figures, and those above, before the two bars
+# above: their cost is said there): other photos, d6 trays, d6 throws, felt throws, marbled
 # d6 and a cut tray's whole die +1 each (five 1s and a 3), every other set die for die as before. Judged on fresh
 # ranges no choice was made on: felt throws 5,384,000+ +1 (a 3) and 5,382,000+ as before, Excape 5,388,000+ +1 (an
 # X), d6 5,386,000+, Excape throws 5,395,000+ (1,000 each), marbled d6 5,394,000+ (300) and 600 trays each of hand,

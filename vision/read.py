@@ -135,12 +135,12 @@ def _read_frame(work: np.ndarray, tray: tuple[int, int, int, int] | None, model:
     sure 1 of the first read again beside the dice found after it (with_ones_doubted_again); read again, the face
     net's "tilted" left out, a die still unsure that the lying-flat check finds likely flat
     (with_likely_flat_dice_read_again); when fewer dice are found than the `expect` thrown, or the dice thrown are
-    not known, ask the second locator (a
-    dark frame read with no count, in the frame with its shadows lifted; a frame not dark only when the locator's
-    map peaks at FAINT_PEAK or more where no die was read), and a throw still short of dice again in the frame with
-    its shadows lifted, then there for spots as faint as FAINT_PEAK (vision.second_looks, session 33) (none of these
-    second looks for a taught die: its faces are matched to crops cut at the die's size, and a die in a box too big
-    for it matched another face, sure, in the tests, where the face net learned dice at many sizes).
+    not known, ask the second locator (a dark frame read with no count, in the frame with its shadows lifted; a frame
+    not dark only when the locator's map peaks at FAINT_PEAK or more where no die was read), and a throw still short
+    of dice again in the frame with its shadows lifted, then there for spots as faint as FAINT_PEAK
+    (vision.second_looks, session 33) (none of these second looks for a taught die: its faces are matched to crops
+    cut at the die's size, and a die in a box too big for it matched another face, sure, in the tests, where the face
+    net learned dice at many sizes).
 
     With no count, a frame not dark whose locator map stays under FAINT_PEAK outside every die read is not looked
     over again: on the tuning sets the second locator added no die to such a frame. Read with the look over every

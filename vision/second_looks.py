@@ -211,9 +211,7 @@ def with_unclear_dice_read_at_other_sizes(work: np.ndarray, dice: list[ReadDie],
         else:
             # Unclear at every size around its own: a smaller box may leave out a neighbour's side or a shadow.
             if UNCLEAR_IN_SMALLER_BOXES:
-                agreed = _read_alike(work, c, [c.side * f for f in SMALLER_BOXES], model, others, apart=False)
-                if agreed is not None:
-                    kept[k] = replace(die, guess=agreed.guess)
+                kept[k] = _read_in_smaller_boxes(work, die, model, others) or die
     return kept
 
 
@@ -233,14 +231,20 @@ def with_flat_dice_seen_tilted_read_in_smaller_boxes(work: np.ndarray, dice: lis
         if not die.guess.tilted or die.not_flat >= TILTED_BUT_FLAT or c.touches_edge or c.faint:
             continue
         others = [d.candidate for j, d in enumerate(kept) if j != k]
-        # Boxes smaller than the die's own overlap its neighbours less than it did: no bar on that here.
-        agreed = _read_alike(work, c, [c.side * f for f in SMALLER_BOXES], model, others, apart=False)
-        if agreed is not None:
-            # The die keeps its box and measures: a smaller box is where it is read, not how big it is (beside the
-            # others' sides, a die's side tells a stacked pair's box: fresh d6 tray 5,402,157's big 6 was called
-            # stacked when a 2 beside it was kept at 0.8 of its box).
-            kept[k] = replace(die, guess=agreed.guess)
+        kept[k] = _read_in_smaller_boxes(work, die, model, others) or die
     return kept
+
+
+def _read_in_smaller_boxes(work: np.ndarray, die: ReadDie, model: DieModel, others: list[LocatedDie]
+                           ) -> ReadDie | None:
+    """The die with the face its boxes SMALLER_BOXES times its side read alike (_read_alike), None when they do not.
+    Boxes smaller than the die's own overlap its neighbours less than it did: no bar on that here. The die keeps its
+    box and measures: a smaller box is where it is read, not how big it is (beside the others' sides, a die's side
+    tells a stacked pair's box: fresh d6 tray 5,402,157's big 6 was called stacked when a 2 beside it was kept at 0.8
+    of its box)."""
+    c = die.candidate
+    agreed = _read_alike(work, c, [c.side * f for f in SMALLER_BOXES], model, others, apart=False)
+    return None if agreed is None else replace(die, guess=agreed.guess)
 
 
 def _read_alike(work: np.ndarray, die: LocatedDie, sides: list[float], model: DieModel, others: list[LocatedDie],
@@ -289,13 +293,9 @@ def with_faint_dice_beside_the_others(work: np.ndarray, left_out: list[LocatedDi
     new = [c for c in left_out if c.side >= REBOXED_SMALLEST * usual
            and not any(in_square(c.rect[0], k.rect) or in_square(k.rect[0], c.rect) for k in kept)
            and all(rect_overlap(c, k) <= FOUND_OVERLAP for k in kept)]
-    found: list[ReadDie] = []
-    for d in sorted(read_dice(work, new, model, beside=kept), key=lambda d: -d.candidate.probability):
-        if (d.guess.sure and d.guess.confidence >= REBOXED_SURE and d.guess.appearance is not None
-                and not d.candidate.touches_edge and d.not_flat < NOT_FLAT
-                and all(rect_overlap(d.candidate, f.candidate) <= FOUND_OVERLAP for f in found)):
-            found.append(d)
-    return dice + found
+    found = [d for d in read_dice(work, new, model, beside=kept) if d.guess.sure and d.guess.confidence >= REBOXED_SURE
+             and d.guess.appearance is not None and not d.candidate.touches_edge and d.not_flat < NOT_FLAT]
+    return _joined(dice, found, FOUND_OVERLAP)
 
 
 def with_overlapping_boxes_seen_as_one(work: np.ndarray, dice: list[ReadDie], model: DieModel) -> list[ReadDie]:
@@ -474,14 +474,18 @@ def _with_finds(work: np.ndarray, seen_in: np.ndarray, seen: tuple[np.ndarray, f
         new = [c for c in new if _as_big_as_the_others(c, [o for o in new if not o.faint] + kept_candidates)]
     if not new:
         return dice
-    found = sorted((d for d in read_dice(work, new, model, beside=kept_candidates) if
-                    d.guess.sure and d.guess.appearance is not None and not d.candidate.touches_edge and
-                    (not boxed_again_bars or d.guess.confidence >= REBOXED_SURE)),
-                   key=lambda d: -d.candidate.probability)
+    found = [d for d in read_dice(work, new, model, beside=kept_candidates) if
+             d.guess.sure and d.guess.appearance is not None and not d.candidate.touches_edge and
+             (not boxed_again_bars or d.guess.confidence >= REBOXED_SURE)]
     # With no count, a die joins touching its neighbours (a little overlap, FOUND_OVERLAP) but no more.
-    overlap = FOUND_OVERLAP if boxed_again_bars else 0.0
+    return _joined(dice, found, FOUND_OVERLAP if boxed_again_bars else 0.0)
+
+
+def _joined(dice: list[ReadDie], found: list[ReadDie], overlap: float) -> list[ReadDie]:
+    """The dice read, then each die found, the one the locator is surest of first, that overlaps none of them (nor a
+    find already joined) beyond `overlap`."""
     kept = list(dice)
-    for die in found:
+    for die in sorted(found, key=lambda d: -d.candidate.probability):
         if all(rect_overlap(die.candidate, k.candidate) <= overlap for k in kept):
             kept.append(die)
     return kept

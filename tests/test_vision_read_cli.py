@@ -181,7 +181,12 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
     spent = re.search(r"where a frame's time goes .*?: (.*)\n", out).group(1).split(", ")
     names = [part.split()[0] for part in spent]
     assert {"locator", "faces_quick", "flat_first"} <= set(names) and spent[-1].startswith("outside the nets ")
-    assert "peak memory of a `dice-companion read` process" in out
+    # The read process's peak, and at its end its own memory and the pages mapped from the libraries' files: parts
+    # of what was resident at its end, which the peak is at least (a few MB of slack: the two are read a moment apart).
+    memory = re.search(r"peak memory of a `dice-companion read` process .*: ([0-9]+) MB \(at its end ([0-9]+) MB its "
+                       r"own, ([0-9]+) MB mapped from the libraries' files", out)
+    peak, own, files = (float(v) for v in memory.groups())
+    assert own > 10 and files > 10 and own + files <= peak + 2
     assert bench.main(["nothing"]) == 2
     with pytest.raises(SystemExit):
         bench.main(["vision", "--speed-frames", "0"])

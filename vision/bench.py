@@ -484,17 +484,38 @@ _PEAK_PROBE = """
 import sys
 from vision.cli import main
 main(sys.argv[1:])
-# VmHWM belongs to this program's own memory map; ru_maxrss would also count the parent it was forked from.
-peak = next((line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")), None)
-if peak is None:
+# /proc/self/status belongs to this program's own memory map; ru_maxrss would also count the parent it was forked
+# from. VmHWM: the peak resident set; RssAnon and RssFile: what is resident at the end, the process's own memory and
+# the pages mapped from files (the libraries' code and data).
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+if "VmHWM" in status:
+    print("peak-kb", *(status.get(k, " nan").split()[0] for k in ("VmHWM", "RssAnon", "RssFile")), file=sys.stderr)
+else:
     import resource
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(f"peak-kb {peak}", file=sys.stderr)
+    print("peak-kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "nan", "nan", file=sys.stderr)
 """
 
 
-def reader_peak_mb(frames: list[np.ndarray]) -> float:
-    """Peak resident MB of a fresh process that only reads the frames (written as PNG files) with `read`."""
+@dataclass(frozen=True)
+class ReaderMemory:
+    """A `read` process's memory in MB: its peak resident set, and at its end the part of it that is its own and the
+    part mapped from files. The file-mapped pages (OpenCV's and numpy's libraries, ~40-80 MB) are shared with every
+    process that maps the same files and dropped first when memory runs short; how many of a library's pages the
+    kernel maps varies with how it holds the file in its page cache (session 40: the same cv2 library, byte for byte,
+    mapped 15 MB of code in one venv and 2 MB in another on the same machine), so the peak moves by tens of MB from
+    one install to the next while the process's own memory does not."""
+
+    peak: float
+    own: float
+    files: float
+
+    def __str__(self) -> str:
+        return (f"{self.peak:.0f} MB (at its end {self.own:.0f} MB its own, {self.files:.0f} MB mapped from the "
+                f"libraries' files, shared and reclaimable)")
+
+
+def reader_memory(frames: list[np.ndarray]) -> ReaderMemory:
+    """The memory of a fresh process that only reads the frames (written as PNG files) with `read`."""
     with tempfile.TemporaryDirectory() as folder:
         paths = []
         for k, frame in enumerate(frames):
@@ -504,8 +525,9 @@ def reader_peak_mb(frames: list[np.ndarray]) -> float:
         done = subprocess.run([sys.executable, "-c", _PEAK_PROBE, "--json", *paths], check=True, text=True,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               env={**os.environ, "OMP_NUM_THREADS": "1"})
-    kb = [line.split()[1] for line in done.stderr.splitlines() if line.startswith("peak-kb ")]
-    return float(kb[-1]) / 1024 if kb else float("nan")
+    kb = [line.split()[1:4] for line in done.stderr.splitlines() if line.startswith("peak-kb ")]
+    peak, own, files = (float(v) / 1024 for v in kb[-1]) if kb else (float("nan"),) * 3
+    return ReaderMemory(peak, own, files)
 
 
 def _how_many(text: str) -> int:
@@ -579,7 +601,7 @@ def main(argv: list[str]) -> int:
             counted = time_frames(frames, D6, expects=thrown)
             spent = time_by_net(frames, D6)
     reference_ms = time_reference()
-    reader_mb = reader_peak_mb(frames)
+    reader_mb = reader_memory(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print(HEADER)
@@ -620,7 +642,7 @@ def main(argv: list[str]) -> int:
                   f"inputs a frame in brackets): {spent}")
     print(f"machine reference (time_reference: a fixed filter and matrix product on one core, to compare days by): "
           f"{reference_ms:.2f} ms CPU")
-    print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb:.0f} MB")
+    print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb}")
     print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")
     if args.show_wrong:

@@ -187,14 +187,15 @@ def with_ones_doubted_again(work: np.ndarray, first: list[ReadDie], dice: list[R
     since, when those make the dice's usual side bigger than the first read's dice did: a die found later (the frame
     shrunk for big dice, a die grown from its parts, one boxed again) may be the one whose pip was boxed as a 1, and
     against the first read's dice alone (pips boxed as dice, all of a size) that 1 was no smaller than the others."""
-    earlier = {id(die) for die in first}       # a die the later looks left as it was is the same object
+    # A die the later looks left as it was is the same object: its place in the first read, by identity.
+    earlier = {id(die): j for j, die in enumerate(first)}
     ones = [k for k, die in enumerate(dice)
             if id(die) in earlier and die.guess.sure and die.guess.appearance == "pips:1"]
     if not ones or all(id(die) in earlier for die in dice):
         return dice
     before = [d.candidate for d in first]
     now = [d.candidate for d in dice]
-    grown = [k for k in ones if (usual_side(now, k) or 0.0) > (usual_side(before, before.index(now[k])) or 0.0)]
+    grown = [k for k in ones if (usual_side(now, k) or 0.0) > (usual_side(before, earlier[id(dice[k])]) or 0.0)]
     if not grown:
         return dice
     compared = [now[k] for k in grown] + [c for k, c in enumerate(now) if k not in grown]

@@ -424,9 +424,10 @@ def _seen_whole(located: list[LocatedDie], final: list[FaceGuess], k: int) -> bo
     """Whether die k is one the locator saw surely (SEEN_WHOLE) and the classifier read surely (READ_WHOLE), boxed at
     LONE_PIP_SMALL of the dice's usual side or more (vision.dice_geometry.usual_side): a whole die, not a pip or a
     part of one boxed alone."""
+    if located[k].probability < SEEN_WHOLE or final[k].confidence < READ_WHOLE:
+        return False            # the usual side (a median over the other dice) only for a die that may pass
     usual = usual_side(located, k)
-    return (located[k].probability >= SEEN_WHOLE and final[k].confidence >= READ_WHOLE and usual is not None
-            and located[k].side >= LONE_PIP_SMALL * usual)
+    return usual is not None and located[k].side >= LONE_PIP_SMALL * usual
 
 
 def made_unsure(final: list[FaceGuess], doubted: set[int]) -> list[FaceGuess]:

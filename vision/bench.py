@@ -601,7 +601,7 @@ def main(argv: list[str]) -> int:
             counted = time_frames(frames, D6, expects=thrown)
             spent = time_by_net(frames, D6)
     reference_ms = time_reference()
-    reader_mb = reader_memory(frames)
+    read_process = reader_memory(frames)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
     print(HEADER)
@@ -642,7 +642,7 @@ def main(argv: list[str]) -> int:
                   f"inputs a frame in brackets): {spent}")
     print(f"machine reference (time_reference: a fixed filter and matrix product on one core, to compare days by): "
           f"{reference_ms:.2f} ms CPU")
-    print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {reader_mb}")
+    print(f"peak memory of a `dice-companion read` process on these 1280x960 frames: {read_process}")
     print(f"peak memory of this bench process (reader, renderer, data): {peak_mb:.0f} MB")
     print(f"models: {', '.join(BUILTIN_MODELS)}; die found = box IoU >= {MATCH_IOU}")
     if args.show_wrong:

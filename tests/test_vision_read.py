@@ -1335,6 +1335,17 @@ def test_a_frame_is_dark_by_its_median_grey_level() -> None:
     assert is_dark(frame, tray=(400, 0, 240, 480))     # the calibrated tray region is dark: the frame around it is not
 
 
+def test_a_frames_median_grey_level_is_numpys_median() -> None:
+    # Taken from the histogram, for speed: the same value, the two middle levels' mean for an even count.
+    from vision.second_looks import _median_byte
+
+    rng = np.random.default_rng(3)
+    for h, w in ((1, 1), (1, 2), (3, 5), (120, 160), (7, 8)):
+        for low, high in ((0, 256), (100, 102), (255, 256)):
+            grey = rng.integers(low, high, (h, w), dtype=np.uint8)
+            assert _median_byte(grey) == float(np.median(grey))
+
+
 def test_a_die_seen_only_with_the_shadows_lifted_must_clear_the_bars_of_a_die_boxed_again(
         monkeypatch: pytest.MonkeyPatch) -> None:
 

@@ -25,6 +25,7 @@ from vision.recognise import (
     MarbledEnsemble,
     colour_spread,
     crop_die,
+    looks_marbled,
     read_faces,
     softmax,
 )
@@ -417,6 +418,25 @@ def test_a_marbled_die_shows_its_colours_spread_and_a_plain_one_does_not() -> No
     assert all(spread[:4] < MARBLED_SPREAD), spread
     assert all(spread[4:] >= MARBLED_SPREAD), spread
     assert colour_spread(np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)).shape == (0,)
+
+
+def test_looks_marbled_answers_as_colour_spread_against_its_bar() -> None:
+    # The quick test decides most crops by two order statistics; a crop whose percentile falls near the bar must
+    # still get colour_spread's own answer. Swirls of every width make spreads on both sides of the bar and at it.
+    rng = np.random.default_rng(7)
+    crops = [_die_crop((200, 60, 40), (40, 200, 230))]
+    for _ in range(400):
+        body = rng.integers(40, 216, 3)
+        crop = _die_crop(tuple(int(v) for v in body))
+        left = int(rng.integers(3, 26))
+        crop[2:-2, left:-2] = np.clip(body + rng.normal(0, 30, 3), 0, 255).astype(np.uint8)
+        crops.append(crop)
+    crops.extend(rng.integers(0, 256, (100, CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8))
+    crops = np.stack(crops)
+    spread = colour_spread(crops)
+    assert np.sum(np.abs(spread - MARBLED_SPREAD) < 2) >= 5, "no crop near the bar: the test would prove little"
+    assert np.array_equal(looks_marbled(crops), spread >= MARBLED_SPREAD)
+    assert looks_marbled(crops[:0]).shape == (0,)
 
 
 def test_the_marbled_net_is_heard_only_on_dice_that_look_marbled() -> None:

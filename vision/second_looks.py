@@ -512,7 +512,18 @@ def is_dark(work: np.ndarray, tray: tuple[int, int, int, int] | None = None) -> 
     if tray is not None:
         x, y, w, h = tray
         work = work[y:y + h, x:x + w]
-    return float(np.median(cv2.cvtColor(work[::4, ::4], cv2.COLOR_BGR2GRAY))) < DARK_FRAME
+    return _median_byte(cv2.cvtColor(work[::4, ::4], cv2.COLOR_BGR2GRAY)) < DARK_FRAME
+
+
+def _median_byte(grey: np.ndarray) -> float:
+    """np.median of a uint8 image, from its histogram: the same value (the mean of the two middle values for an even
+    count), without sorting ~20,000 bytes (np.median was ~2% of a bench speed frame)."""
+    count = grey.size
+    if count == 0:
+        return float("nan")
+    cumulative = np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel())
+    low, high = np.searchsorted(cumulative, [(count - 1) // 2 + 1, count // 2 + 1])
+    return (float(low) + float(high)) / 2
 
 
 def _with_shadows_lifted(work: np.ndarray) -> np.ndarray:

@@ -66,3 +66,29 @@ def test_the_usual_side_leaves_out_faint_dice_and_the_die_compared() -> None:
     assert usual_side([dice[0], dice[3]], 0) == 90.0 and usual_side([dice[3], dice[0]], 0) == 30.0
     assert usual_side([dice[0], dice[1], dice[3]], 0) == 40.0      # a clear one is measure enough
     assert usual_side([dice[0]], 0) is None
+
+
+def test_dice_too_far_apart_to_touch_share_nothing_as_opencv_measures_it() -> None:
+    # rect_overlap answers pairs whose circumscribed circles are apart without OpenCV's clipping: the same answers,
+    # near that distance too (two squares' corners meeting there, turned towards each other).
+    import cv2
+    import numpy as np
+
+    def clipped(a: LocatedDie, b: LocatedDie) -> float:
+        kind, points = cv2.rotatedRectangleIntersection(a.rect, b.rect)
+        if kind == cv2.INTERSECT_NONE or points is None or len(points) < 3:
+            return 0.0
+        return cv2.contourArea(cv2.convexHull(points)) / min(a.side ** 2, b.side ** 2)
+
+    rng = np.random.default_rng(5)
+    for _ in range(2000):
+        a = _die((200.0, 200.0), float(rng.uniform(20, 60)), float(rng.uniform(-90, 90)))
+        b_side = float(rng.uniform(20, 60))
+        reach = (a.side + b_side) / np.sqrt(2)           # the circles' radii summed: the early answer's edge
+        direction = rng.uniform(0, 2 * np.pi)
+        distance = float(rng.uniform(0.3, 1.2)) * reach
+        b = _die((200 + distance * np.cos(direction), 200 + distance * np.sin(direction)), b_side,
+                 float(rng.uniform(-90, 90)))
+        assert rect_overlap(a, b) == pytest.approx(clipped(a, b), abs=1e-12)
+    assert rect_overlap(_die((0.0, 0.0), 40.0, 45.0), _die((56.0, 0.0), 40.0, 45.0)) > 0    # corners meet past a side
+    assert rect_overlap(_die((0.0, 0.0), 40.0, 45.0), _die((57.0, 0.0), 40.0, 45.0)) == 0

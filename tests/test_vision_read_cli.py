@@ -362,3 +362,23 @@ def test_read_as_a_table_that_knows_its_dice_side(tmp_path: Path, capsys: pytest
         with pytest.raises(SystemExit):
             cli.main([photo, f"--die-side={bad}"])
         assert "expected a side in pixels (a number above 0)" in capsys.readouterr().err
+
+
+def test_the_read_process_memory_says_what_the_system_does_not_tell(monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    # Where there is no /proc (macOS), the probe gives the peak alone; the bench says the rest is not told, rather
+    # than crashing after its other measures or printing "nan MB".
+    import os
+
+    import vision.cli
+    from vision.bench import _PEAK_PROBE, ReaderMemory
+
+    assert str(ReaderMemory(110.4, 56.2, 40.0)) == ("110 MB (at its end 56 MB its own, 40 MB mapped from the "
+                                                    "libraries' files, shared and reclaimable)")
+    assert str(ReaderMemory(110.4, float("nan"), float("nan"))) == ("110 MB (its own and the libraries' parts not "
+                                                                    "told by this system)")
+    monkeypatch.setattr(vision.cli, "main", lambda argv: 0)
+    monkeypatch.setattr(os.path, "isfile", lambda path: False)
+    exec(_PEAK_PROBE, {})
+    line = capsys.readouterr().err.strip().split()
+    assert line[0] == "peak-kb" and int(line[1]) > 0 and line[2:] == ["nan", "nan"]

@@ -487,12 +487,17 @@ main(sys.argv[1:])
 # /proc/self/status belongs to this program's own memory map; ru_maxrss would also count the parent it was forked
 # from. VmHWM: the peak resident set; RssAnon and RssFile: what is resident at the end, the process's own memory and
 # the pages mapped from files (the libraries' code and data).
-status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+# Where there is no /proc (macOS), the peak alone, from ru_maxrss: bytes there, KB on Linux.
+import os
+status = {}
+if os.path.isfile("/proc/self/status"):
+    status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
 if "VmHWM" in status:
     print("peak-kb", *(status.get(k, " nan").split()[0] for k in ("VmHWM", "RssAnon", "RssFile")), file=sys.stderr)
 else:
     import resource
-    print("peak-kb", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "nan", "nan", file=sys.stderr)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print("peak-kb", peak // 1024 if sys.platform == "darwin" else peak, "nan", "nan", file=sys.stderr)
 """
 
 
@@ -510,6 +515,8 @@ class ReaderMemory:
     files: float
 
     def __str__(self) -> str:
+        if self.own != self.own or self.files != self.files:     # NaN: the system does not tell (no /proc)
+            return f"{self.peak:.0f} MB (its own and the libraries' parts not told by this system)"
         return (f"{self.peak:.0f} MB (at its end {self.own:.0f} MB its own, {self.files:.0f} MB mapped from the "
                 f"libraries' files, shared and reclaimable)")
 
@@ -602,7 +609,8 @@ def main(argv: list[str]) -> int:
             spent = time_by_net(frames, D6)
     reference_ms = time_reference()
     read_process = reader_memory(frames)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # ru_maxrss is in KB on Linux, in bytes on macOS.
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (1024 * 1024 if sys.platform == "darwin" else 1024)
 
     print(HEADER)
     for tally in tallies:

@@ -420,7 +420,7 @@ def test_a_marbled_die_shows_its_colours_spread_and_a_plain_one_does_not() -> No
     assert colour_spread(np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)).shape == (0,)
 
 
-def test_looks_marbled_answers_as_colour_spread_against_its_bar() -> None:
+def test_looks_marbled_answers_as_colour_spread_against_its_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     # The quick test decides most crops by two order statistics; a crop whose percentile falls near the bar must
     # still get colour_spread's own answer. Swirls of every width make spreads on both sides of the bar and at it.
     rng = np.random.default_rng(7)
@@ -437,6 +437,11 @@ def test_looks_marbled_answers_as_colour_spread_against_its_bar() -> None:
     assert np.sum(np.abs(spread - MARBLED_SPREAD) < 2) >= 5, "no crop near the bar: the test would prove little"
     assert np.array_equal(looks_marbled(crops), spread >= MARBLED_SPREAD)
     assert looks_marbled(crops[:0]).shape == (0,)
+    # A middle of 6 x 6 px puts the percentile's rank on a whole order statistic (0.6 x 35 = 21).
+    import vision.recognise
+
+    monkeypatch.setattr(vision.recognise, "MIDDLE", 3)
+    assert np.array_equal(looks_marbled(crops), colour_spread(crops) >= MARBLED_SPREAD)
 
 
 def test_the_marbled_net_is_heard_only_on_dice_that_look_marbled() -> None:

@@ -15,6 +15,7 @@ TEMPLATE_FORMAT), sure only when it matches one closely and clearly better than 
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -308,9 +309,10 @@ def looks_marbled(crops: np.ndarray) -> np.ndarray:
         median = (ordered[:, half - 1] + ordered[:, half]) / np.float32(2)
     off = chroma - median[:, None, :]
     distances = np.sqrt(off[:, :, 0] * off[:, :, 0] + off[:, :, 1] * off[:, :, 1])
+    # The percentile's rank, between two order statistics; at a whole rank, the two on either side of it (numpy's
+    # own float sums may put its rank a hair either way).
     rank = SPREAD_PERCENTILE / 100 * (pixels - 1)
-    below = int(np.floor(rank))
-    above = min(below + 1, pixels - 1)
+    below, above = max(math.floor(rank - 1e-9), 0), min(math.ceil(rank + 1e-9), pixels - 1)
     ordered = np.partition(distances, (below, above), axis=1)
     marbled = ordered[:, below] >= MARBLED_SPREAD
     between = np.flatnonzero(~marbled & (ordered[:, above] >= MARBLED_SPREAD))

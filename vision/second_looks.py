@@ -521,7 +521,7 @@ def _median_byte(grey: np.ndarray) -> float:
     count = grey.size
     if count == 0:
         return float("nan")
-    cumulative = np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel())
+    cumulative = np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel().astype(np.int64))
     low, high = np.searchsorted(cumulative, [(count - 1) // 2 + 1, count // 2 + 1])
     return (float(low) + float(high)) / 2
 

@@ -28,6 +28,17 @@ def test_a_set_read_twice_compares_equal_and_a_die_newly_read_wrong_is_marked(tm
     assert lines[0] == f"tray {key[0]} die {key[1]} ({die.label}): {die.label} -> {wrong} NEW WRONG"
     assert sum("accepted" in line for line in lines) == sum(record.accepted.values())
 
+    # The whole readings: a confidence off in its last digit is a reading otherwise, though no die's face changed; a
+    # record saved before readings were kept compares by its dice alone.
+    tray = key[0]
+    nudged_reading = record.readings[tray].replace("confidence=0.", "confidence=1.", 1)
+    nudged = replace(record, readings={**record.readings, tray: nudged_reading})
+    assert tuning.compare(record, nudged) == [f"1 of 2 trays read otherwise in their whole readings (a confidence, a "
+                                              f"box or a side, if no line above names them): {tray}"]
+    older = pickle.loads(pickle.dumps(record))
+    del older.__dict__["readings"]
+    assert tuning.compare(older, nudged) == []
+
 
 def test_hazard_sets_alternate_the_models_and_are_read_expecting_the_dice_thrown() -> None:
     record = tuning.read_set("cut", trays=2)

@@ -23,6 +23,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
     .venv/bin/python -m vision.training.tuning compare /tmp/before.pkl /tmp/after.pkl
     .venv/bin/python -m vision.training.tuning battery /tmp/before [--only d6,excape]   # every set a rule is judged on
     .venv/bin/python -m vision.training.tuning compare /tmp/before /tmp/after           # two battery folders
+                          # (a change meant to read every frame the same: compare's last line, if any, counts the
+                          # trays whose whole readings differ, confidences and boxes too)
     .venv/bin/python -m vision.training.tuning show stacked 3920214 --first 3920000 --out /tmp/tray.png
                                           # one tray: drawn (labels green, dice read red/orange), said die by die
 """
@@ -103,6 +105,10 @@ class SetRecord:
     # Trays accepted whose faces, all told, are not the dice's: a die read wrong, or one whose box matched no label
     # (its die then "not found", the die read "sure on no die"), which no die's record shows as wrong.
     faces_wrong: set[str] = field(default_factory=set)
+    # Each tray's whole reading (its repr: status, reason, every die's face, confidence, box and side): a change meant
+    # to read every frame the same (a faster step) is judged on these, bit for bit (compare). Empty in records saved
+    # before session 41.
+    readings: dict[str, str] = field(default_factory=dict)
 
 
 def check_tuning_seeds(first: int, trays: int) -> None:
@@ -196,6 +202,7 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
         if runs:
             sides.remember(reading)
         record.accepted[tray] = reading.status == "ok"
+        record.readings[tray] = repr(reading)
         if reading.status == "ok" and not faces_are(reading, [label for label, _, _ in truth]):
             record.faces_wrong.add(tray)
         found, elsewhere = match_reading(reading, [box for _, box, _ in truth])
@@ -294,7 +301,8 @@ def _faces_wrong(record: SetRecord) -> set[str]:
 
 def compare(old: SetRecord, new: SetRecord) -> list[str]:
     """Every die read otherwise (face or sure), and every tray accepted otherwise, old -> new; NEW WRONG marks a die
-    read sure and wrong now that was not before, HAZARD a die with the set's hazard."""
+    read sure and wrong now that was not before, HAZARD a die with the set's hazard; then how many trays' whole
+    readings differ at all (none, for a change that reads every frame the same)."""
     if old.dice.keys() != new.dice.keys():
         raise SystemExit(f"the records are not of the same dice ({old.name}: {len(old.dice)}, "
                          f"{new.name}: {len(new.dice)})")
@@ -310,6 +318,14 @@ def compare(old: SetRecord, new: SetRecord) -> list[str]:
     was_wrong, now_wrong = _faces_wrong(old), _faces_wrong(new)
     lines += [f"tray {tray}: accepted with faces not the dice's {tray in was_wrong} -> {tray in now_wrong}"
               + (" NEW WRONG" if tray in now_wrong else "") for tray in sorted(was_wrong ^ now_wrong)]
+    # Readings are kept whole since session 41; a record saved before has none to compare.
+    was_read, now_read = getattr(old, "readings", {}), getattr(new, "readings", {})
+    both = [tray for tray in was_read if tray in now_read]
+    otherwise = [tray for tray in both if was_read[tray] != now_read[tray]]
+    if otherwise:
+        lines.append(f"{len(otherwise)} of {len(both)} trays read otherwise in their whole readings (a confidence, a "
+                     f"box or a side, if no line above names them): {', '.join(otherwise[:5])}"
+                     + (", ..." if len(otherwise) > 5 else ""))
     return lines
 
 

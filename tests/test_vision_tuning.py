@@ -28,7 +28,7 @@ def test_a_set_read_twice_compares_equal_and_a_die_newly_read_wrong_is_marked(tm
     assert lines[0] == f"tray {key[0]} die {key[1]} ({die.label}): {die.label} -> {wrong} NEW WRONG"
     assert sum("accepted" in line for line in lines) == sum(record.accepted.values())
 
-    # The whole readings: a confidence off in its last digit is a reading otherwise, though no die's face changed; a
+    # The whole readings: a confidence read otherwise makes the tray read otherwise, though no die's face changed; a
     # record saved before readings were kept compares by its dice alone.
     tray = key[0]
     nudged_reading = record.readings[tray].replace("confidence=0.", "confidence=1.", 1)

@@ -235,11 +235,10 @@ class FaceCascade:
         if unknown:
             raise ValueError(f"classes {unknown} are not among the classifier's {CLASSES}")
         self.quick, self.full, self.certain = quick, full, certain
-        self._full_reads = [CLASSES.index(c) for c in sorted(full_reads)]
-        self._agreed_reads = [CLASSES.index(c) for c in sorted(agreed_reads)]
-        # Whether the full net reads a crop the quick net names each class of (a lookup: np.isin cost more per frame).
-        self._never_alone = np.isin(np.arange(len(CLASSES)), self._full_reads + self._agreed_reads)
-        self._agreed = np.isin(np.arange(len(CLASSES)), self._agreed_reads)
+        # By class (CLASSES order): whether the full net reads a crop the quick net names it, and whether the quick
+        # read then stands when the full net agrees (lookups: np.isin on every pass cost more per frame).
+        self._never_alone = np.array([c in full_reads or c in agreed_reads for c in CLASSES])
+        self._agreed = np.array([c in agreed_reads for c in CLASSES])
         self.crops_read = self.crops_passed_on = 0     # how many crops came in, and how many the full net read
 
     def passed_on(self, logits: np.ndarray) -> np.ndarray:

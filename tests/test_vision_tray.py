@@ -21,6 +21,7 @@ from vision.virtual_tray import (
     DIE_COLOURS,
     DIE_HAZARDS,
     PIP_COLOURS,
+    Flicker,
     Look,
     RenderError,
     _die_look,
@@ -311,6 +312,29 @@ def test_roll_frames_tumble_then_rest_on_the_rendered_tray() -> None:
     for before, after in itertools.pairwise(frames[:7]):
         changed = (np.abs(before.astype(int) - after).max(axis=2) > 30).mean()
         assert changed > 0.002
+
+
+def test_lamps_pulsing_make_bands_that_move_and_nothing_else() -> None:
+    size, flicker = (320, 240), Flicker(depth=0.2, period=0.5, step=1 / 3)
+    look = {"noise": 0.0, "jpeg_quality": None, "tray": "felt"}      # a dark tray: no band's crest clips
+    steady = roll_frames(9, D6, size=size, rolling=2, still=4, **look)
+    pulsing = roll_frames(9, D6, size=size, rolling=2, still=4, flicker=flicker, **look)
+    angle = 2 * np.pi * np.arange(240) / (0.5 * 240)
+    phases = []
+    for lit, plain in zip(pulsing, steady, strict=True):
+        # Each frame is the steady one with its rows lit by a sine over them: two bands to the frame, swinging by a
+        # fifth either way.
+        gain = lit.astype(float).sum(axis=(1, 2)) / plain.astype(float).sum(axis=(1, 2))
+        (a, b), *_ = np.linalg.lstsq(np.stack([np.sin(angle), np.cos(angle)], axis=1), gain - 1, rcond=None)
+        assert np.hypot(a, b) == pytest.approx(0.2, abs=0.01)
+        phases.append(np.arctan2(b, a) / (2 * np.pi))
+    # The bands move on a third of a pulse a frame, so the still frames repeat every third.
+    assert np.allclose(np.diff(phases) % 1, 1 / 3, atol=0.01)
+    assert not np.array_equal(pulsing[-1], pulsing[-2]) and np.array_equal(pulsing[-1], pulsing[-4])
+    with pytest.raises(RenderError, match="flicker"):
+        Flicker(depth=1.2)
+    with pytest.raises(RenderError, match="flicker"):
+        Flicker(period=0)
 
 
 def test_empty_tray_is_the_tray_of_render_tray() -> None:

@@ -37,8 +37,8 @@ from vision.render_scene import (
     tray_surface,
 )
 
-__all__ = ["DIE_COLOURS", "DIE_HAZARDS", "HAZARDS", "PIP_COLOURS", "TRAY_HAZARDS", "Look", "RenderError",
-           "RenderedTray", "TrayDie", "empty_tray", "render_tray", "roll_frames"]
+__all__ = ["DIE_COLOURS", "DIE_HAZARDS", "HAZARDS", "PIP_COLOURS", "TRAY_HAZARDS", "Flicker", "Look",
+           "RenderError", "RenderedTray", "TrayDie", "empty_tray", "render_tray", "roll_frames"]
 
 DIE_HAZARDS = frozenset({"cocked", "stacked", "cut", "blurred", "outside"})
 TRAY_HAZARDS = frozenset({"hand"})
@@ -212,7 +212,8 @@ def _seen_box(camera: Camera, rect: tuple[int, int, int, int], size: tuple[int, 
 def _streams(seed: int) -> dict[str, np.random.Generator]:
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise RenderError(f"seed must be a non-negative integer, got {seed!r}")
-    names = ("tray", "dice", "noise", "hand", "motion")
+    # A stream added at the end leaves the others' numbers as they were (SeedSequence children go by index).
+    names = ("tray", "dice", "noise", "hand", "motion", "flicker")
     children = np.random.SeedSequence(int(seed)).spawn(len(names))
     return {name: np.random.default_rng(child) for name, child in zip(names, children, strict=True)}
 
@@ -873,15 +874,38 @@ def empty_tray(seed: int, size: tuple[int, int] = (640, 480), **look: Any) -> np
                         jpeg_quality=scene.jpeg_quality)
 
 
+@dataclass(frozen=True)
+class Flicker:
+    """Lights on mains power pulse at twice its frequency (100 Hz on 50 Hz mains), LED lamps often by much of their
+    light. A camera with a rolling shutter, exposing each row for less than a pulse, sees the pulses as bright and
+    dark bands across the frame, and the bands move from frame to frame when the frame rate is no whole fraction of
+    the pulse rate (30 frames a second under 100 Hz: a third of a pulse a frame)."""
+
+    depth: float = 0.1      # the light's swing either way, a fraction of its mean
+    period: float = 0.4     # one pulse, in frame heights: the pulse's length over the sensor's readout time
+    step: float = 1 / 3     # how far the bands move each frame, in pulses
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.depth < 1 and self.period > 0 and np.isfinite(self.step)):
+            raise RenderError(f"flicker needs depth 0..1 (less than 1), a period > 0 and a finite step, got {self}")
+
+    def bands(self, height: int, frame: int, phase: float) -> np.ndarray:
+        """(height, 1, 1) float32 gains of the rows of frame number `frame`, the bands starting at `phase`."""
+        rows = np.arange(height) / (self.period * height)
+        return (1 + self.depth * np.sin(2 * np.pi * (rows + phase + self.step * frame))).astype(np.float32)[:, None,
+                                                                                                            None]
+
+
 def _random_turn(rng: np.random.Generator) -> np.ndarray:
     return rotation(rng.normal(size=3), rng.uniform(0, 2 * np.pi))
 
 
 def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = None, n_dice: int | None = None,
                 size: tuple[int, int] = (640, 480), rolling: int = 6, still: int = 8, hand_frames: int = 0,
-                **look: Any) -> list[np.ndarray]:
+                flicker: Flicker | None = None, **look: Any) -> list[np.ndarray]:
     """A throw as the camera sees it: `hand_frames` of a hand reaching in and out, `rolling` frames of dice
-    tumbling in with motion blur, then `still` frames of the dice at rest that differ only by sensor noise.
+    tumbling in with motion blur, then `still` frames of the dice at rest that differ only by sensor noise (and, under
+    `flicker`, by the bands the lights' pulses make, starting at a phase drawn from the seed).
 
     n_dice defaults to len(faces), else 2. The dice at rest are exactly those of `render_tray(seed, model,
     faces=faces, n_dice=n_dice, size=size, **look)` (with that n_dice), so its truth is the truth of this throw.
@@ -897,12 +921,15 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     scene = _make_scene(streams["tray"], size, options, full_floor=False)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, frozenset(), options, scene)
     motion_rng, noise_rng = streams["motion"], streams["noise"]
+    phase = float(streams["flicker"].random())
+    frames: list[np.ndarray] = []
 
     def finish(clean: np.ndarray) -> np.ndarray:
+        if flicker is not None:
+            clean = clean * flicker.bands(clean.shape[0], len(frames), phase)
         return finish_frame(clean, noise_rng, defocus=scene.defocus, noise=scene.noise,
                             jpeg_quality=scene.jpeg_quality)
 
-    frames = []
     edge = int(motion_rng.integers(4))
     hand = sample_hand(streams["hand"], edge=edge, entry=motion_rng.uniform(0.3, 0.7))
     sweep = motion_rng.choice([-0.06, 0.06])
@@ -939,5 +966,6 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
 
     if still:
         clean, _, _ = _compose(scene, dice)
-        frames.extend(finish(clean) for _ in range(still))
+        for _ in range(still):
+            frames.append(finish(clean))
     return frames

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from companion.errors import DiceCompanionError
 from vision.models import D6, EXCAPE
 from vision.motion import MotionError, MotionTracker, MotionUpdate
-from vision.virtual_tray import empty_tray, render_tray, roll_frames
+from vision.virtual_tray import Flicker, empty_tray, render_tray, roll_frames
 
 SIZE = (320, 240)
 
@@ -174,6 +174,41 @@ def test_slow_and_global_light_changes_do_not_trigger() -> None:
     updates = run(MotionTracker(still_frames=3), frames)
     assert reads(updates) == [3]
     assert {u.state for u in updates[4:]} == {"read"}
+
+
+@pytest.mark.parametrize(("depth", "period", "step"), [(0.05, 0.3, 1 / 3), (0.15, 0.6, 1 / 3), (0.15, 1.5, 0.1),
+                                                       (0.3, 0.4, 0.25)])
+def test_lamps_pulsing_on_mains_power_are_no_motion(depth: float, period: float, step: float) -> None:
+    # LED and fluorescent lamps pulse at twice the mains frequency; a rolling-shutter camera sees bright and dark bands
+    # across its rows, moving from frame to frame. Two throws under them are each read once, at rest, and while the
+    # dice lie still the bands are no motion. (Before session 42 the tracker took out only a change of the whole
+    # frame's light: at 15% the bands either hid the dice tumbling in, reading them in mid-air, or never let the
+    # tray be still.)
+    flicker = Flicker(depth, period, step)
+    first = roll_frames(20, D6, n_dice=2, size=SIZE, rolling=6, still=10, flicker=flicker)
+    second = roll_frames(20, D6, n_dice=3, size=SIZE, rolling=6, still=10, flicker=flicker)
+    updates = run(MotionTracker(still_frames=3), first + second)
+    assert reads(updates) == [6 + 3, 16 + 6 + 3]
+    assert all(u.changed_fraction <= 0.0015 for u in updates[7:16] + updates[16 + 7:])
+
+
+def test_a_tray_clipped_at_the_bands_crests_is_still_and_a_die_moving_on_it_is_seen() -> None:
+    # A white tray near the camera's top level: at each band's crest it clips, and those rows say only that the light
+    # was at least that bright. They must not read as motion; a die moving across them must.
+    rng = np.random.default_rng(21)
+
+    def frame(t: int, die: tuple[int, int]) -> np.ndarray:
+        scene = np.full((240, 320), 235.0)
+        scene[die[1]:die[1] + 24, die[0]:die[0] + 24] = 50
+        bands = 1 + 0.15 * np.sin(2 * np.pi * (np.arange(240) / 96 + t / 3))
+        return np.clip(scene * bands[:, None] + rng.normal(0, 2, scene.shape), 0, 255).astype(np.uint8)
+
+    frames = [frame(t, (100, 100)) for t in range(8)] + [frame(t, (180, 40)) for t in range(8, 14)]
+    assert (frames[0] == 255).mean() > 0.2                          # the crests are clipped
+    updates = run(MotionTracker(still_frames=3), frames)
+    assert reads(updates) == [3, 8 + 3]
+    assert updates[8].changed_fraction > 0.0015
+    assert all(u.changed_fraction <= 0.0015 for u in updates[1:8] + updates[9:])
 
 
 def test_tray_region_ignores_motion_outside_it() -> None:

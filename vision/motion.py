@@ -8,8 +8,12 @@
 Motion re-arms it: after any movement the next settle gives one more read. It is cheap enough to run on every
 frame on a Raspberry Pi: the frame (or the tray region of it) is shrunk to ~160 px of grey, blurred, and compared
 with the previous frame; the changed fraction of pixels decides. Sensor noise is ignored because the per-pixel
-threshold follows the noise actually measured (median absolute difference), and slow or global light changes
-(auto exposure, a cloud) because the median shift between frames is taken out before thresholding.
+threshold follows the noise actually measured (median absolute difference), and changes of the light because they
+are taken out before thresholding, row by row: auto exposure and a cloud change every row alike, and lamps pulsing on
+mains power (LED, fluorescent) make a rolling-shutter camera see bands across its rows that move from frame to frame.
+Before session 42 only a change of the whole frame's light was taken out: under such bands swinging 15% either way
+two throws in three were read in mid-air or not at all (vision.watch_bench). A level clipped at the camera's top
+(a white tray at a band's crest) is taken only as a floor of its light.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
@@ -50,6 +54,14 @@ MotionState = Literal["empty", "rolling", "settled", "read"]
 # tray 4), and must be watched. Frames of an exposure ramp at 5% of full light reach 7-12 (20 virtual trays):
 # skipped or compared, either way harmless (a change of exposure is taken out).
 BLACK_LEVEL = 10.0
+# A camera level at or above this is taken as clipped: the light there was at least that bright, by how much more
+# the frame does not say (a white tray at the crest of a lamp's pulse, white pips). JPEG and the sensor's processing
+# leave clipped areas a few levels under 255.
+CLIPPED = 250
+# In a row clipped all along in one frame (a white tray or strip beside it at a pulse's crest) the light's change is
+# taken from the rows around it, though it may be the crest's: a level there counts as changed only if it is more
+# than this many times brighter or darker than that gives. A die coming or going on a white tray still is (~5 times).
+UNMEASURED_FACTOR = 2.0
 
 
 def shows_no_picture(image: np.ndarray) -> bool:
@@ -112,14 +124,14 @@ class MotionTracker:
     def reset(self) -> None:
         """Forget everything: the next settle is read (the tray's content is unknown)."""
         self._state: MotionState = "empty"
-        self._previous: np.ndarray | None = None
+        self._previous: _Shot | None = None
         self._still = 0
         self._armed = True
         self._blocked = 0
         self._awaiting: _Settle | None = None      # the frame handed to the reader, until mark_read
-        self._empty_reference: np.ndarray | None = None   # the tray read empty with nothing large lying in it
-        self._empty_in_doubt: np.ndarray | None = None    # read empty past the patience (a hand over the dice?)
-        self._last_read: np.ndarray | None = None  # the frame the reader read last, and the state it left
+        self._empty_reference: _Shot | None = None   # the tray read empty with nothing large lying in it
+        self._empty_in_doubt: _Shot | None = None    # read empty past the patience (a hand over the dice?)
+        self._last_read: _Shot | None = None  # the frame the reader read last, and the state it left
         self._last_read_state: MotionState = "empty"
         self._asked = False                         # request_read: read at the next settle, whatever it shows
         self._moved = False                         # motion seen since the start: what lies there was thrown since
@@ -151,14 +163,14 @@ class MotionTracker:
 
     def update(self, frame: np.ndarray) -> MotionUpdate:
         view = self._view(frame)
-        small = _thumbnail(_grey(view), self.width)
-        if shows_no_picture(small):
+        small = _grey_shot(view, self.width)
+        if shows_no_picture(small.levels):
             # No picture (a camera's first frames, black or white until its exposure settles; the lens covered):
             # nothing to compare. Else the tray's first picture after one is "motion", and the throw lying there
             # since before a power cut would be read as a new one.
             return MotionUpdate(self._state, False, 0.0, False, self._still)
         previous, self._previous = self._previous, small
-        if previous is None or previous.shape != small.shape:
+        if previous is None or previous.levels.shape != small.levels.shape:
             # First frame (or the camera changed size): nothing to compare with, so nothing is known to be still.
             self._still = 0
             return MotionUpdate(self._state, False, 0.0, False, 0)
@@ -178,7 +190,7 @@ class MotionTracker:
             # Still, but either already read (state stays) or not yet still for long enough.
             return MotionUpdate(self._state, False, changed, self._blocked > 0, self._still)
 
-        colour = _thumbnail(view if view.ndim == 3 else view[..., None], self.width)
+        colour = _colour_shot(view, self.width)
         occupied = self._looks_occupied(colour)
         if occupied and self._blocked < self.hand_patience:
             self._blocked += 1
@@ -197,20 +209,20 @@ class MotionTracker:
         self._awaiting = _Settle(small, colour, occupied)
         return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
-    def _as_last_read(self, small: np.ndarray) -> bool:
+    def _as_last_read(self, small: _Shot) -> bool:
         """Does the still scene look as the frame last read did (no more pixels changed than still frames show)?"""
         last = self._last_read
-        if last is None or last.shape != small.shape:
+        if last is None or last.levels.shape != small.levels.shape:
             return False
         changed = _changed_pixels(last, small, self.min_pixel_threshold)
         return float(np.count_nonzero(changed)) / changed.size <= self.motion_threshold
 
-    def _looks_occupied(self, colour: np.ndarray) -> bool:
+    def _looks_occupied(self, colour: _Shot) -> bool:
         """Does the still scene (a colour thumbnail) differ from the known empty tray in one area, coming in over
         the edge, that is bigger than any die (or row of touching dice)? That is an arm and a hand. Asked of each
         empty look known (the reference, and the one in doubt): one the scene matches so closely clears it."""
         references = [r for r in (self._empty_reference, self._empty_in_doubt) if r is not None]
-        if not references or any(r.shape != colour.shape for r in references):
+        if not references or any(r.levels.shape != colour.levels.shape for r in references):
             return False
         return all(_reaches_in(_changed_in_colour(r, colour, 3 * self.min_pixel_threshold), self.occupied_threshold)
                    for r in references)
@@ -234,16 +246,42 @@ class MotionTracker:
         return frame[..., 0] if frame.ndim == 3 and frame.shape[2] == 1 else frame
 
 
+class _Shot(NamedTuple):
+    """A frame as compared: its levels shrunk and blurred (float32), and where they are only a floor of the light,
+    a pixel of the frame near them having been clipped at the sensor's top level (per channel in colour)."""
+
+    levels: np.ndarray
+    clipped: np.ndarray
+
+
 class _Settle(NamedTuple):
     """A settle handed to the reader: its frame as compared from frame to frame, and with the empty tray."""
 
-    grey: np.ndarray
-    colour: np.ndarray
+    grey: _Shot
+    colour: _Shot
     occupied: bool          # it differed from every empty look known by one large area over the edge
 
 
-def _grey(view: np.ndarray) -> np.ndarray:
-    return view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+def _grey_shot(view: np.ndarray, width: int) -> _Shot:
+    """The view in grey, as compared from frame to frame. A level is a floor where any channel was clipped."""
+    grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+    levels = _thumbnail(grey, width)
+    if int(view.max()) < CLIPPED:       # no pixel clipped: no mask to make
+        return _Shot(levels, np.zeros(levels.shape, bool))
+    # 255 where every channel is under CLIPPED (OpenCV: numpy's max over 3 channels takes ~30 times as long).
+    under = cv2.inRange(view, (0,) * _channels(view), (CLIPPED - 1,) * _channels(view))
+    return _Shot(levels, _clipped_near(cv2.bitwise_not(under), width))
+
+
+def _colour_shot(view: np.ndarray, width: int) -> _Shot:
+    """The view in colour (a grey view as one channel), as compared with the empty tray."""
+    view = view if view.ndim == 3 else view[..., None]
+    clipped = cv2.threshold(view, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1].reshape(view.shape)
+    return _Shot(_thumbnail(view, width), _clipped_near(clipped, width))
+
+
+def _channels(view: np.ndarray) -> int:
+    return 1 if view.ndim == 2 else view.shape[2]
 
 
 def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:
@@ -256,22 +294,70 @@ def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:
     return blurred.reshape(blurred.shape[:2] + channels)    # (OpenCV drops a single channel's axis)
 
 
-def _changed_in_colour(before: np.ndarray, after: np.ndarray, min_threshold: float) -> np.ndarray:
+def _clipped_near(clipped: np.ndarray, width: int) -> np.ndarray:
+    """Bool mask of the thumbnail's pixels (_thumbnail) that a clipped pixel of the image (255 in `clipped`, 0
+    elsewhere) reaches: its cell when shrunk, and the blur's reach around it."""
+    height, full_width = clipped.shape[:2]
+    channels = clipped.shape[2:]
+    if full_width > width:
+        # Shrunk as the levels are: one clipped pixel of a cell leaves it above 0 (255 over a cell of 16 is 16; in a
+        # cell of over 510, from a frame over 3,600 pixels wide, it rounds to 0, and moves the cell's level < 0.2%).
+        clipped = cv2.resize(clipped, (width, max(1, round(height * width / full_width))),
+                             interpolation=cv2.INTER_AREA)
+    near = cv2.dilate(clipped, np.ones((5, 5), np.uint8))
+    return near.reshape(near.shape[:2] + channels) > 0
+
+
+def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
     """Mask (uint8 0/1) of the pixels that changed beyond the noise in any channel (_changed_pixels on each)."""
-    masks = [_changed_pixels(before[..., c], after[..., c], min_threshold) for c in range(before.shape[2])]
+    masks = [_changed_pixels(_Shot(before.levels[..., c], before.clipped[..., c]),
+                             _Shot(after.levels[..., c], after.clipped[..., c]), min_threshold)
+             for c in range(before.levels.shape[2])]
     return np.bitwise_or.reduce(masks)
 
 
-def _changed_pixels(before: np.ndarray, after: np.ndarray, min_threshold: float) -> np.ndarray:
-    """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of exposure."""
-    # Exposure gain first (auto exposure scales bright tray and dark dice alike), then any remaining offset.
-    gain = float(np.median(after)) / max(float(np.median(before)), 1.0)
-    diff = after - np.float32(gain) * before
+def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
+    """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of the light."""
+    expected, measured = _lit_as(before, after)
+    diff = after.levels - expected
+    if not measured.all():
+        # A row whose light change could not be measured (clipped all along in one frame) took its neighbours', and
+        # the bands' crest may lie in it: there a level counts as changed only beyond UNMEASURED_FACTOR either way.
+        rows = ~measured
+        level, guess = after.levels[rows], expected[rows]
+        diff[rows] = level - np.clip(level, guess / UNMEASURED_FACTOR, guess * UNMEASURED_FACTOR)
+    # A clipped level is only a floor of its light: a change counts only beyond what both floors allow.
+    np.minimum(diff, 0, out=diff, where=before.clipped)
+    np.maximum(diff, 0, out=diff, where=after.clipped)
+    np.copyto(diff, 0, where=before.clipped & after.clipped)
     deviation = np.abs(diff - np.float32(np.median(diff)))
     # Median absolute deviation: the noise level of the unchanged majority of pixels.
     noise = 1.4826 * float(np.median(deviation))
     threshold = max(min_threshold, 5.0 * noise)
     return (deviation > threshold).astype(np.uint8)
+
+
+def _lit_as(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
+    """`before`'s levels in the light of `after` (each row scaled by the light's change along it), and for each row
+    whether that change was measured on it.
+
+    Auto exposure scales bright tray and dark dice alike; lamps pulsing on mains power (LED, fluorescent) light a
+    rolling-shutter camera's rows at different moments of a pulse, and it sees bands across its rows that move from
+    frame to frame. So the gain is found row by row: the median ratio of a row's pixels, over those clipped in
+    neither frame (a die or an arm over less than half of the row does not move it); a row with none takes its
+    neighbours' gain."""
+    usable = ~(before.clipped | after.clipped)
+    ratios = np.where(usable, after.levels / np.maximum(before.levels, 1.0), np.inf).astype(np.float32)
+    ratios.sort(axis=1)
+    counts = usable.sum(axis=1)
+    measured = counts > 0
+    rows = np.flatnonzero(measured)
+    if len(rows) == 0:
+        return before.levels.copy(), measured
+    known = counts[rows]
+    middle = (ratios[rows, (known - 1) // 2] + ratios[rows, known // 2]) / 2
+    gains = np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)
+    return before.levels * gains[:, None], measured
 
 
 def _reaches_in(changed: np.ndarray, min_fraction: float) -> bool:

@@ -24,6 +24,8 @@ fixed workload timed in the same run (time_reference), which days on a machine o
 also the median over frames of each frame's fastest read, the read other processes disturbed least (as timeit
 advises for comparing code: the steadiest figure from run to run on a shared machine, not the one a busy Pi gives).
 And where a 640x480 frame's time goes: each net's CPU ms and inputs a frame (vision.nets.tallied), and the rest.
+Watching throws (vision.watch_bench): the motion tracker on whole throws frame by frame, two on one tray, plain, black
+on felt, a hand throwing, and under lamps pulsing on mains power: throws read exactly once with their dice at rest.
 Calibration: the tray region vision.tray_region finds in virtual trays with and without walls in view, against the
 box of each tray's rim as drawn (RenderedTray.rim): how often it is within IoU CALIBRATION_IOU, how often short of the
 floor and its walls (the harmful way: dice against a wall would be called on the rim), and its ms a frame.
@@ -54,6 +56,7 @@ from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading, match_boxes
+from vision.watch_bench import WATCH_HEADER, WATCH_SETS, watch_set
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
@@ -563,6 +566,8 @@ def main(argv: list[str]) -> int:
                         help="Excape dice of the look read worst, marbled with gold pips (0: skip that row)")
     parser.add_argument("--throws", type=_how_many, default=500,
                         help="throws of two dice per throw set, read as the table reads them (0: skip that table)")
+    parser.add_argument("--watched-throws", type=_how_many, default=40,  # at most WATCH_SEEDS_EACH
+                        help="cases of two throws per watched set, the motion tracker on every frame (0: skip)")
     parser.add_argument("--calibration-trays", type=_how_many, default=400,
                         help="virtual trays the tray calibration is measured on (0: skip that line)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
@@ -594,6 +599,7 @@ def main(argv: list[str]) -> int:
     hazard_tallies = ([*(run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES),
                        run_hazards(TAUGHT_HAZARD, args.hazard_trays, taught=True)] if args.hazard_trays else [])
     throw_tallies = [run_throws(k, args.throws) for k in range(len(THROW_SETS))] if args.throws > 0 else []
+    watch_tallies = [watch_set(k, args.watched_throws) for k in range(len(WATCH_SETS))] if args.watched_throws else []
     calibration = run_calibration(args.calibration_trays) if args.calibration_trays else None
 
     from vision.virtual_tray import render_tray
@@ -630,6 +636,11 @@ def main(argv: list[str]) -> int:
         print(THROW_HEADER)
         for throw_tally in throw_tallies:
             print(throw_tally.row())
+    if watch_tallies:
+        print()
+        print(WATCH_HEADER)
+        for watch_tally in watch_tallies:
+            print(watch_tally.row())
     print()
     if calibration is not None:
         print(calibration.line())

@@ -1,0 +1,33 @@
+"""The bench's watched throws (vision.watch_bench): how a throw's reads are counted, and a few throws watched."""
+
+from __future__ import annotations
+
+from vision.watch_bench import WATCH_SETS, WatchTally, watch_set
+
+
+def test_a_throw_counts_as_read_once_at_rest_only_when_read_once_after_its_dice_stopped() -> None:
+    tally = WatchTally("throws", examples=[])
+    for reads in ([9], [], [8, 12], [3], [3, 9], [6]):
+        tally.add(reads, 6, f"reads {reads}")
+    assert (tally.throws, tally.once_at_rest, tally.missed, tally.twice, tally.while_moving) == (6, 2, 1, 2, 2)
+    assert tally.examples == ["reads []: read at frames [], at rest from 6",
+                              "reads [8, 12]: read at frames [8, 12], at rest from 6",
+                              "reads [3]: read at frames [3], at rest from 6",
+                              "reads [3, 9]: read at frames [3, 9], at rest from 6"]
+    assert tally.row().split("|")[2:7] == ["      6 ", "              33.3% ", "    16.7% ", "      33.3% ",
+                                           "       33.3% "]
+
+
+def test_throws_under_pulsing_lamps_are_each_read_once_at_rest() -> None:
+    index = next(k for k, row in enumerate(WATCH_SETS) if row[4] >= 0.15)
+    tally = watch_set(index, 2, keep_examples=True, first=7_200)
+    assert tally.throws == 4 and tally.once_at_rest == 4, tally.examples
+
+
+def test_the_watched_throws_seeds_are_the_benchmarks_and_no_tool_tunes_on_them() -> None:
+    from vision.bench import BENCH_SEED_START
+    from vision.training.tuning import TUNING_SEED_START
+    from vision.watch_bench import WATCH_SEED_START, WATCH_SEEDS_EACH
+
+    last = WATCH_SEED_START + WATCH_SEEDS_EACH * len(WATCH_SETS) - 1
+    assert BENCH_SEED_START + 950_000 == WATCH_SEED_START and last < TUNING_SEED_START

@@ -1,0 +1,97 @@
+"""Watching throws: the motion tracker (vision.motion) on whole throws as the camera sees them, frame by frame.
+
+Each case is two throws on one tray, as at the table: two dice thrown (after a hand reaching in and out, for the
+hand set), left at rest, then three dice thrown over them. The tracker must ask for exactly one read of each throw,
+on a frame where its dice are at rest: a read while they still move reads a throw nobody threw, a throw not read
+holds the game up, and a throw read twice is counted twice. The sets: dice of any look, black dice on dark felt
+(the least contrast a throw makes), a hand throwing, and lamps that pulse on mains power (LED, fluorescent), whose
+light swings by the given share either way; a rolling-shutter camera sees the pulses as bands across the frame that
+move from frame to frame (vision.virtual_tray.Flicker: each case draws the bands' period and step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.models import D6, EXCAPE, DieModel
+
+# The bench's range for these (vision.bench.BENCH_SEED_START + 950,000 on, 1,000 a set): no tool tunes on it.
+WATCH_SEED_START = 1_950_000
+WATCH_SEEDS_EACH = 1_000
+WATCH_STILL_FRAMES = 3          # as the table's config (systemd/config.toml, [vision] still_frames)
+WATCH_ROLLING, WATCH_STILL, WATCH_HAND = 6, 10, 6
+WATCH_SIZE = (640, 480)
+# name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light)
+WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float], ...] = (
+    ("d6, steady light", D6, {}, 0, 0.0),
+    ("black d6 on felt, steady", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.0),
+    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0),
+    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05),
+    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15),
+    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30),
+)
+WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving |\n"
+                "|-------------------------|--------|--------------------|----------|------------|-------------|")
+
+
+@dataclass
+class WatchTally:
+    name: str
+    throws: int = 0
+    once_at_rest: int = 0
+    missed: int = 0
+    twice: int = 0
+    while_moving: int = 0
+    examples: list[str] | None = None
+
+    def add(self, reads: list[int], rest_from: int, where: str) -> None:
+        """One throw: the frames (from its first) the tracker asked to read, and its first frame at rest."""
+        self.throws += 1
+        moving = any(frame < rest_from for frame in reads)
+        self.while_moving += moving
+        if not reads:
+            self.missed += 1
+        elif len(reads) > 1:
+            self.twice += 1
+        elif not moving:
+            self.once_at_rest += 1
+        if self.examples is not None and (moving or len(reads) != 1):
+            self.examples.append(f"{where}: read at frames {reads}, at rest from {rest_from}")
+
+    def row(self) -> str:
+        def share(count: int) -> str:
+            return f"{100 * count / self.throws:6.1f}%" if self.throws else "    - "
+        return (f"| {self.name:<23} | {self.throws:6d} | {share(self.once_at_rest):>18} | {share(self.missed):>8} | "
+                f"{share(self.twice):>10} | {share(self.while_moving):>11} |")
+
+
+def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = WATCH_SEED_START) -> WatchTally:
+    """WATCH_SETS[index] on `cases` cases of two throws each, seeds from `first` + WATCH_SEEDS_EACH * index."""
+    if not 0 <= cases <= WATCH_SEEDS_EACH:
+        raise ValueError(f"watched cases per set must be 0..{WATCH_SEEDS_EACH}, got {cases}")
+    from vision.motion import MotionTracker
+    from vision.virtual_tray import Flicker, roll_frames
+
+    name, model, look, hand, depth = WATCH_SETS[index]
+    tally = WatchTally(name, examples=[] if keep_examples else None)
+    for case in range(cases):
+        seed = first + WATCH_SEEDS_EACH * index + case
+        flicker = None
+        if depth:
+            # Bands from a fifth of the frame to one longer than it (the pulse over the sensor's readout), moving
+            # by up to half a pulse a frame (30 frames a second on 50 Hz mains: a third).
+            rng = np.random.default_rng(seed)
+            flicker = Flicker(depth, float(rng.uniform(0.2, 1.5)), float(rng.uniform(0.0, 0.5)))
+        throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
+                              hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
+        tracker = MotionTracker(still_frames=WATCH_STILL_FRAMES)
+        for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
+            reads = []
+            for index_in_throw, frame in enumerate(frames):
+                if tracker.update(frame).read_now:
+                    reads.append(index_in_throw)
+                    tracker.mark_read(dice)
+            tally.add(reads, hand + WATCH_ROLLING, f"seed {seed} throw {number + 1}")
+    return tally

@@ -332,7 +332,8 @@ def build_camera(kind: str, replay_path: str | None, config: Config, game: str, 
     if kind == "virtual":
         return VirtualTrayCamera(game)
     if kind == "webcam":
-        return cameras.WebcamCamera(config.camera.webcam_index, config.camera.width, config.camera.height)
+        return cameras.WebcamCamera(config.camera.webcam_index, config.camera.width, config.camera.height,
+                                    config.camera.mains_hz)
     if kind == "replay":
         path = replay_path or config.camera.replay_path
         if not path:
@@ -340,7 +341,7 @@ def build_camera(kind: str, replay_path: str | None, config: Config, game: str, 
         replay = cameras.ReplayCamera(path)
         return HeldPhotos(replay) if Path(path).is_dir() else replay
     if kind == "picamera2":
-        return cameras.PiCamera(config.camera.width, config.camera.height)
+        return cameras.PiCamera(config.camera.width, config.camera.height, config.camera.mains_hz)
     raise ConfigError(f"unknown camera {kind!r}; expected virtual, webcam, replay or picamera2")
 
 

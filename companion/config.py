@@ -57,6 +57,7 @@ class CameraConfig:
     webcam_index: int = 0
     replay_path: str = ""
     tray: tuple[int, ...] = ()  # x, y, w, h of the tray in the frame (calibration); empty: the whole frame
+    mains_hz: int = 50          # the lamps' mains: 50 or 60 Hz (the camera's exposure in whole pulses); 0: as it is
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ _CHOICES = {
     ("display", "driver"): ("sh1106", "ssd1306"),
     ("display", "rotate"): (0, 2),  # a quarter turn would make the panel 64x128
     ("camera", "source"): ("picamera2", "webcam", "replay", "virtual"),
+    ("camera", "mains_hz"): (0, 50, 60),
 }
 
 

@@ -15,6 +15,7 @@ needs neither picamera2 nor a camera.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -64,12 +65,35 @@ class CameraSource(Device):
         raise NotImplementedError
 
 
+# Lamps on mains power (LED, fluorescent) pulse at twice its frequency. A camera whose exposure is no whole number
+# of pulses sees them as bands across its rows that move from frame to frame: the motion tracker copes with them
+# (vision.motion), but a camera told the mains frequency keeps its exposure to whole pulses and sees none.
+MAINS_FREQUENCIES = (0, 50, 60)       # 0: leave the camera's own setting
+# libcamera's AeFlickerMode control: 1 is FlickerManual, the period given by AeFlickerPeriod (microseconds).
+LIBCAMERA_FLICKER_MANUAL = 1
+# Linux V4L2 (videodev2.h): VIDIOC_S_CTRL = _IOWR('V', 28, struct v4l2_control {u32 id; s32 value}), and the user
+# class's power line frequency control, V4L2_CID_BASE + 24: 1 for 50 Hz, 2 for 60 Hz.
+VIDIOC_S_CTRL = 0xC008561C
+V4L2_CID_POWER_LINE_FREQUENCY = 0x00980918
+V4L2_POWER_LINE = {50: 1, 60: 2}
+
+
+def _check_mains(mains_hz: int) -> int:
+    if isinstance(mains_hz, bool) or mains_hz not in MAINS_FREQUENCIES:
+        raise HardwareError(f"mains frequency must be 50 or 60 Hz, or 0 to leave the camera's setting, got "
+                            f"{mains_hz!r}")
+    return mains_hz
+
+
 class PiCamera(CameraSource):
     """The Raspberry Pi camera through picamera2 (install with apt: python3-picamera2; venv needs
-    --system-site-packages to see it)."""
+    --system-site-packages to see it). `mains_hz`: keep the exposure to whole pulses of lamps on that mains
+    (libcamera's AeFlickerMode/AeFlickerPeriod, where the camera has them); `flicker_period_us` says what was set."""
 
-    def __init__(self, width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1]) -> None:
+    def __init__(self, width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1], mains_hz: int = 0) -> None:
         self.size = _check_size(width, height)
+        _check_mains(mains_hz)
+        self.flicker_period_us: int | None = None
         try:
             from picamera2 import Picamera2
         except ImportError as err:
@@ -82,11 +106,25 @@ class PiCamera(CameraSource):
             # "RGB888" is picamera2's name for 24-bit pixels stored B, G, R in memory: exactly OpenCV's BGR.
             config = self._camera.create_preview_configuration(main={"size": (width, height), "format": "RGB888"})
             self._camera.configure(config)
+            if mains_hz:
+                self.flicker_period_us = self._avoid_flicker(mains_hz)
             self._camera.start()
         except Exception as err:  # picamera2/libcamera raise many kinds; all mean "no usable camera"
             raise HardwareError(f"cannot start the Pi camera at {width}×{height}: {err}. Check the ribbon cable "
                                 "and that `rpicam-hello --list-cameras` lists a camera") from err
         self._closed = False
+
+    def _avoid_flicker(self, mains_hz: int) -> int | None:
+        """Exposure in whole pulses of lamps on `mains_hz`: the period set, in microseconds, or None where this
+        camera or libcamera has no such control (older releases), which is no reason not to start."""
+        if not {"AeFlickerMode", "AeFlickerPeriod"} <= set(getattr(self._camera, "camera_controls", {})):
+            return None
+        period = round(1_000_000 / (2 * mains_hz))
+        try:
+            self._camera.set_controls({"AeFlickerMode": LIBCAMERA_FLICKER_MANUAL, "AeFlickerPeriod": period})
+        except Exception:  # picamera2/libcamera raise many kinds; the tracker copes with the bands
+            return None
+        return period
 
     def read(self) -> np.ndarray | None:
         if self._closed:
@@ -102,10 +140,14 @@ class PiCamera(CameraSource):
 
 
 class WebcamCamera(CameraSource):
-    """A USB webcam through OpenCV: `index` is the camera number (0 = /dev/video0) or a device path/URL."""
+    """A USB webcam through OpenCV: `index` is the camera number (0 = /dev/video0) or a device path/URL.
+    `mains_hz`: the camera's power line frequency control set to it (V4L2, on Linux, where the camera has one;
+    OpenCV has no property for it); `mains_set` says whether it was."""
 
-    def __init__(self, index: int | str = 0, width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1]) -> None:
+    def __init__(self, index: int | str = 0, width: int = DEFAULT_SIZE[0], height: int = DEFAULT_SIZE[1],
+                 mains_hz: int = 0) -> None:
         self.size = _check_size(width, height)
+        _check_mains(mains_hz)
         if isinstance(index, bool) or not isinstance(index, int | str):
             raise HardwareError(f"webcam index must be a camera number such as 0 or a device path, got {index!r}")
         import cv2
@@ -119,6 +161,7 @@ class WebcamCamera(CameraSource):
         self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self.index = index
+        self.mains_set = bool(mains_hz) and set_power_line_frequency(index, mains_hz)
 
     def read(self) -> np.ndarray | None:
         if not self._capture.isOpened():
@@ -130,6 +173,29 @@ class WebcamCamera(CameraSource):
 
     def close(self) -> None:
         self._capture.release()
+
+
+def set_power_line_frequency(index: int | str, mains_hz: int) -> bool:
+    """Set a V4L2 camera's power line frequency control (1 for 50 Hz, 2 for 60 Hz) through its device node, beside
+    the capture OpenCV holds open (V4L2 lets two handles share a device). False, and nothing changed, where there is
+    no such node (a stream URL, another system) or the camera has no such control: the tracker copes with bands."""
+    device = f"/dev/video{index}" if isinstance(index, int) else index
+    if not device.startswith("/dev/"):
+        return False
+    try:
+        import fcntl
+        import struct
+
+        handle = os.open(device, os.O_RDWR | os.O_NONBLOCK)
+    except (ImportError, OSError):
+        return False
+    try:
+        fcntl.ioctl(handle, VIDIOC_S_CTRL, struct.pack("Ii", V4L2_CID_POWER_LINE_FREQUENCY, V4L2_POWER_LINE[mains_hz]))
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
+    return True
 
 
 def natural_key(path: Path) -> list[Any]:

@@ -283,6 +283,23 @@ def test_camera_choice_errors_say_what_is_expected() -> None:
         build_camera("drone", None, Config(), "mex", True)
 
 
+def test_the_pi_camera_is_told_the_mains_of_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    from companion.config import parse_config
+
+    made: list[tuple] = []
+
+    class Recording:
+        def __init__(self, width: int, height: int, mains_hz: int) -> None:
+            made.append((width, height, mains_hz))
+
+    import hardware.camera
+
+    monkeypatch.setattr(hardware.camera, "PiCamera", Recording)
+    build_camera("picamera2", None, Config(), "mex", False)
+    build_camera("picamera2", None, parse_config("[camera]\nmains_hz = 60\nwidth = 640\nheight = 480"), "mex", False)
+    assert made == [(1280, 960, 50), (640, 480, 60)]
+
+
 def test_run_rejects_json_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["run", "--twin", "--json"]) == 2
     assert "--json only goes with --script" in capsys.readouterr().err

@@ -26,6 +26,7 @@ options = {goal = 25}
 hold_seconds = 2
 [camera]
 tray = [10, 20, 600, 400]
+mains_hz = 60
 [display]
 driver = "ssd1306"
 i2c_address = 0x3D
@@ -34,7 +35,7 @@ i2c_address = 0x3D
     assert cfg.game.players == ("Ann", "Bob", "Cid", "Dee")
     assert cfg.game.options == {"goal": 25}
     assert cfg.buttons.hold_seconds == 2.0
-    assert cfg.camera.tray == (10, 20, 600, 400)
+    assert cfg.camera.tray == (10, 20, 600, 400) and cfg.camera.mains_hz == 60
     assert cfg.display.i2c_address == 0x3D
 
 
@@ -54,6 +55,7 @@ i2c_address = 0x3D
     ("[camera]\nwidth = 640\nheight = 480\ntray = [100, 50, 600, 400]",
      "tray \\[100, 50, 600, 400\\] does not fit the camera's 640x480 frame"),
     ("[camera]\ntray = [-5, 0, 600, 400]", "does not fit the camera's 1280x960 frame"),
+    ("[camera]\nmains_hz = 55", "\\[camera\\] mains_hz = 55 is not allowed; expected one of: 0, 50, 60"),
 ])
 def test_bad_config_is_a_specific_error(text, message):
     with pytest.raises(ConfigError, match=message):

@@ -222,6 +222,80 @@ class FakePicamera2:
         self.calls.append("close")
 
 
+class FlickerAwarePicamera2(FakePicamera2):
+    """A Picamera2 whose libcamera has the flicker controls (Raspberry Pi OS Bookworm on)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.camera_controls = {"AeFlickerMode": (0, 1, 0), "AeFlickerPeriod": (100, 1_000_000, None),
+                                "ExposureTime": (1, 66_666, 20_000)}
+
+    def set_controls(self, controls: dict[str, object]) -> None:
+        self.calls.append(f"set_controls {controls}")
+
+
+class FailingControlsPicamera2(FlickerAwarePicamera2):
+    def set_controls(self, controls: dict[str, object]) -> None:
+        raise RuntimeError("control out of range")
+
+
+@pytest.mark.parametrize(("mains_hz", "period"), [(50, 10_000), (60, 8_333)])
+def test_pi_camera_exposes_in_whole_pulses_of_the_lamps(monkeypatch: pytest.MonkeyPatch, mains_hz: int,
+                                                        period: int) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FlickerAwarePicamera2))
+    camera = PiCamera(320, 240, mains_hz=mains_hz)
+    # Set before the camera starts: its first frames are already free of bands.
+    assert camera._camera.calls == [f"set_controls {{'AeFlickerMode': 1, 'AeFlickerPeriod': {period}}}", "start"]
+    assert camera.flicker_period_us == period
+
+
+def test_pi_camera_without_the_flicker_controls_starts_all_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    for fake in (FakePicamera2, FailingControlsPicamera2):    # an older libcamera; one that refuses the values
+        monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=fake))
+        camera = PiCamera(320, 240, mains_hz=50)
+        assert camera._camera.calls == ["start"] and camera.flicker_period_us is None
+        assert camera.read() is not None
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FlickerAwarePicamera2))
+    camera = PiCamera(320, 240, mains_hz=0)                   # 0: the camera's own setting, untouched
+    assert camera._camera.calls == ["start"] and camera.flicker_period_us is None
+    with pytest.raises(HardwareError, match="mains frequency must be 50 or 60 Hz, or 0"):
+        PiCamera(320, 240, mains_hz=55)
+
+
+def test_a_webcam_is_told_the_mains_through_its_v4l2_control(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fcntl
+    import os
+    import struct
+
+    from hardware.camera import set_power_line_frequency
+
+    calls: list[tuple] = []
+    monkeypatch.setattr(os, "open", lambda path, flags: calls.append(("open", path)) or 42)
+    monkeypatch.setattr(os, "close", lambda handle: calls.append(("close", handle)))
+    monkeypatch.setattr(fcntl, "ioctl", lambda handle, request, data: calls.append(("ioctl", handle, request, data)))
+    assert set_power_line_frequency(2, 60)
+    # VIDIOC_S_CTRL with struct v4l2_control {V4L2_CID_POWER_LINE_FREQUENCY, 2 = 60 Hz}, and the handle closed.
+    assert calls == [("open", "/dev/video2"), ("ioctl", 42, 0xC008561C, struct.pack("Ii", 0x00980918, 2)),
+                     ("close", 42)]
+    calls.clear()
+    assert set_power_line_frequency("/dev/video0", 50) and calls[1][3] == struct.pack("Ii", 0x00980918, 1)
+    calls.clear()
+    assert not set_power_line_frequency("rtsp://table-camera/stream", 50) and calls == []   # no device node
+
+    def refused(handle: int, request: int, data: bytes) -> None:
+        raise OSError(22, "Invalid argument")              # a camera with no such control
+
+    monkeypatch.setattr(fcntl, "ioctl", refused)
+    calls.clear()
+    assert not set_power_line_frequency(0, 50) and calls == [("open", "/dev/video0"), ("close", 42)]
+
+    def missing(path: str, flags: int) -> int:
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    monkeypatch.setattr(os, "open", missing)
+    assert not set_power_line_frequency(7, 50)
+
+
 def test_pi_camera_asks_for_bgr_frames_and_releases_the_camera(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
     camera = PiCamera(320, 240)

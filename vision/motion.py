@@ -12,8 +12,8 @@ threshold follows the noise actually measured (median absolute difference), and 
 are taken out before thresholding, row by row: auto exposure and a cloud change every row alike, and lamps pulsing on
 mains power (LED, fluorescent) make a rolling-shutter camera see bands across its rows that move from frame to frame.
 Before session 42 only a change of the whole frame's light was taken out: under such bands swinging 15% either way
-two throws in three were read in mid-air or not at all (vision.watch_bench). A level clipped at the camera's top
-(a white tray at a band's crest) is taken only as a floor of its light.
+two throws in three were read in mid-air or not at all (vision.watch_bench). Where pixels are clipped at the
+camera's top (a white tray at a band's crest) a level only bounds its light, and a change counts beyond the bounds.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
@@ -58,6 +58,12 @@ BLACK_LEVEL = 10.0
 # the frame does not say (a white tray at the crest of a lamp's pulse, white pips). JPEG and the sensor's processing
 # leave clipped areas a few levels under 255.
 CLIPPED = 250
+# How much brighter than the top a clipped pixel's light may have been, in levels (twice the top). A level of which a
+# share s of the pixels was clipped lies between what it shows and s times this more. Bounds, not a floor alone: a
+# dark die amid a clipped tray, its levels blurred with the tray's, still differs from the tray beyond both.
+CLIPPED_EXCESS = 255.0
+# The share of clipped pixels under which a level still measures the light's change along its row (_lit_as).
+MEASURES_UNDER = 0.01
 # In a row clipped all along in one frame (a white tray or strip beside it at a pulse's crest) the light's change is
 # taken from the rows around it, though it may be the crest's: a level there counts as changed only if it is more
 # than this many times brighter or darker than that gives. A die coming or going on a white tray still is (~5 times).
@@ -247,11 +253,15 @@ class MotionTracker:
 
 
 class _Shot(NamedTuple):
-    """A frame as compared: its levels shrunk and blurred (float32), and where they are only a floor of the light,
-    a pixel of the frame near them having been clipped at the sensor's top level (per channel in colour)."""
+    """A frame as compared: its levels shrunk and blurred (float32), and the share of each level's pixels that were
+    clipped at the camera's top (per channel in colour; 0 where none)."""
 
     levels: np.ndarray
     clipped: np.ndarray
+
+    def brightest(self) -> np.ndarray:
+        """The brightest each level's light may have been: its clipped share that much brighter (CLIPPED_EXCESS)."""
+        return self.levels + self.clipped * np.float32(CLIPPED_EXCESS)
 
 
 class _Settle(NamedTuple):
@@ -263,21 +273,21 @@ class _Settle(NamedTuple):
 
 
 def _grey_shot(view: np.ndarray, width: int) -> _Shot:
-    """The view in grey, as compared from frame to frame. A level is a floor where any channel was clipped."""
+    """The view in grey, as compared from frame to frame; a pixel counts as clipped where any channel is."""
     grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
     levels = _thumbnail(grey, width)
-    if int(view.max()) < CLIPPED:       # no pixel clipped: no mask to make
-        return _Shot(levels, np.zeros(levels.shape, bool))
+    if int(view.max()) < CLIPPED:       # no pixel clipped: no share to work out
+        return _Shot(levels, np.zeros(levels.shape, np.float32))
     # 255 where every channel is under CLIPPED (OpenCV: numpy's max over 3 channels takes ~30 times as long).
     under = cv2.inRange(view, (0,) * _channels(view), (CLIPPED - 1,) * _channels(view))
-    return _Shot(levels, _clipped_near(cv2.bitwise_not(under), width))
+    return _Shot(levels, _clipped_share(cv2.bitwise_not(under), width))
 
 
 def _colour_shot(view: np.ndarray, width: int) -> _Shot:
     """The view in colour (a grey view as one channel), as compared with the empty tray."""
     view = view if view.ndim == 3 else view[..., None]
     clipped = cv2.threshold(view, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1].reshape(view.shape)
-    return _Shot(_thumbnail(view, width), _clipped_near(clipped, width))
+    return _Shot(_thumbnail(view, width), _clipped_share(clipped, width))
 
 
 def _channels(view: np.ndarray) -> int:
@@ -294,18 +304,10 @@ def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:
     return blurred.reshape(blurred.shape[:2] + channels)    # (OpenCV drops a single channel's axis)
 
 
-def _clipped_near(clipped: np.ndarray, width: int) -> np.ndarray:
-    """Bool mask of the thumbnail's pixels (_thumbnail) that a clipped pixel of the image (255 in `clipped`, 0
-    elsewhere) reaches: its cell when shrunk, and the blur's reach around it."""
-    height, full_width = clipped.shape[:2]
-    channels = clipped.shape[2:]
-    if full_width > width:
-        # Shrunk as the levels are: one clipped pixel of a cell leaves it above 0 (255 over a cell of 16 is 16; in a
-        # cell of over 510, from a frame over 3,600 pixels wide, it rounds to 0, and moves the cell's level < 0.2%).
-        clipped = cv2.resize(clipped, (width, max(1, round(height * width / full_width))),
-                             interpolation=cv2.INTER_AREA)
-    near = cv2.dilate(clipped, np.ones((5, 5), np.uint8))
-    return near.reshape(near.shape[:2] + channels) > 0
+def _clipped_share(clipped: np.ndarray, width: int) -> np.ndarray:
+    """The share (0..1) of each of the thumbnail's levels (_thumbnail) made of clipped pixels of the image (255 in
+    `clipped`, 0 elsewhere): the mask shrunk and blurred as the levels are."""
+    return _thumbnail(clipped, width) * np.float32(1 / 255)
 
 
 def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
@@ -318,18 +320,17 @@ def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.
 
 def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
     """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of the light."""
-    expected, measured = _lit_as(before, after)
-    diff = after.levels - expected
-    if not measured.all():
+    gains, measured = _lit_as(before, after)
+    if not before.clipped.any() and not after.clipped.any() and measured.all():
+        diff = after.levels - before.levels * gains      # most frames: every level exact
+    else:
+        # Each level between what it shows and its brightest (clipped pixels); `before`'s in the light of `after`.
         # A row whose light change could not be measured (clipped all along in one frame) took its neighbours', and
-        # the bands' crest may lie in it: there a level counts as changed only beyond UNMEASURED_FACTOR either way.
-        rows = ~measured
-        level, guess = after.levels[rows], expected[rows]
-        diff[rows] = level - np.clip(level, guess / UNMEASURED_FACTOR, guess * UNMEASURED_FACTOR)
-    # A clipped level is only a floor of its light: a change counts only beyond what both floors allow.
-    np.minimum(diff, 0, out=diff, where=before.clipped)
-    np.maximum(diff, 0, out=diff, where=after.clipped)
-    np.copyto(diff, 0, where=before.clipped & after.clipped)
+        # the bands' crest may lie in it: its bounds widen by UNMEASURED_FACTOR either way. A change counts beyond.
+        widen = np.where(measured, np.float32(1), np.float32(UNMEASURED_FACTOR))[:, None]
+        low, high = before.levels * (gains / widen), before.brightest() * (gains * widen)
+        brightest = after.brightest()
+        diff = np.where(brightest < low, brightest - low, np.where(after.levels > high, after.levels - high, 0))
     deviation = np.abs(diff - np.float32(np.median(diff)))
     # Median absolute deviation: the noise level of the unchanged majority of pixels.
     noise = 1.4826 * float(np.median(deviation))
@@ -338,26 +339,25 @@ def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.nda
 
 
 def _lit_as(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
-    """`before`'s levels in the light of `after` (each row scaled by the light's change along it), and for each row
-    whether that change was measured on it.
+    """The light's change from `before` to `after` along each row (a gain, (rows, 1)), and whether it was measured
+    on that row.
 
     Auto exposure scales bright tray and dark dice alike; lamps pulsing on mains power (LED, fluorescent) light a
     rolling-shutter camera's rows at different moments of a pulse, and it sees bands across its rows that move from
     frame to frame. So the gain is found row by row: the median ratio of a row's pixels, over those clipped in
     neither frame (a die or an arm over less than half of the row does not move it); a row with none takes its
     neighbours' gain."""
-    usable = ~(before.clipped | after.clipped)
+    usable = (before.clipped < MEASURES_UNDER) & (after.clipped < MEASURES_UNDER)
     ratios = np.where(usable, after.levels / np.maximum(before.levels, 1.0), np.inf).astype(np.float32)
     ratios.sort(axis=1)
     counts = usable.sum(axis=1)
     measured = counts > 0
     rows = np.flatnonzero(measured)
     if len(rows) == 0:
-        return before.levels.copy(), measured
+        return np.ones((len(counts), 1), np.float32), measured
     known = counts[rows]
     middle = (ratios[rows, (known - 1) // 2] + ratios[rows, known // 2]) / 2
-    gains = np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)
-    return before.levels * gains[:, None], measured
+    return np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)[:, None], measured
 
 
 def _reaches_in(changed: np.ndarray, min_fraction: float) -> bool:

@@ -141,9 +141,9 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
                        "--calibration-trays", "4", "--watched-throws", "1"]) == 0
     out = capsys.readouterr().out
     watch_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
-                  if line.startswith(("| d6, steady light ", "| black d6 on felt, steady ", "| excape, a hand throws ",
-                                      "| d6, lamps pulsing "))]
-    assert len(watch_rows) == 6 and all(row[1] == "2" and row[2].endswith("%") for row in watch_rows)
+                  if line.startswith(("| d6, steady light ", "| black d6 on felt ", "| excape, a hand throws ",
+                                      "| d6, lamps pulsing ", "| black felt, lamps ", "| excape, hand, lamps "))]
+    assert len(watch_rows) == 8 and all(row[1] == "2" and row[2].endswith("%") for row in watch_rows)
     calibration = re.search(r"tray calibration .* on 4 virtual 640x480 trays, (\d) with walls in view: region "
                             r"within IoU 0.95 of the rim ([0-9.]+)%, short of the floor and walls (\d), [0-9.]+ ms a "
                             r"frame", out)

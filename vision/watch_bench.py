@@ -26,11 +26,13 @@ WATCH_SIZE = (640, 480)
 # name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light)
 WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float], ...] = (
     ("d6, steady light", D6, {}, 0, 0.0),
-    ("black d6 on felt, steady", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.0),
+    ("black d6 on felt", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.0),
     ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0),
     ("d6, lamps pulsing 5%", D6, {}, 0, 0.05),
     ("d6, lamps pulsing 15%", D6, {}, 0, 0.15),
     ("d6, lamps pulsing 30%", D6, {}, 0, 0.30),
+    ("black felt, lamps 15%", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.15),
+    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15),
 )
 WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving |\n"
                 "|-------------------------|--------|--------------------|----------|------------|-------------|")

@@ -12,7 +12,7 @@ threshold follows the noise actually measured (median absolute difference), and 
 are taken out before thresholding, row by row: auto exposure and a cloud change every row alike, and lamps pulsing on
 mains power (LED, fluorescent) make a rolling-shutter camera see bands across its rows that move from frame to frame.
 Before session 42 only a change of the whole frame's light was taken out: under such bands swinging 15% either way
-two throws in three were read in mid-air or not at all (vision.watch_bench). Where pixels are clipped at the
+48 of the bench's 80 throws were read in mid-air or not at all (vision.watch_bench). Where pixels are clipped at the
 camera's top (a white tray at a band's crest) a level only bounds its light, and a change counts beyond the bounds.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
@@ -62,7 +62,7 @@ CLIPPED = 250
 # share s of the pixels was clipped lies between what it shows and s times this more. Bounds, not a floor alone: a
 # dark die amid a clipped tray, its levels blurred with the tray's, still differs from the tray beyond both.
 CLIPPED_EXCESS = 255.0
-# The share of clipped pixels under which a level still measures the light's change along its row (_lit_as).
+# The share of clipped pixels under which a level still measures the light's change along its row (_row_gains).
 MEASURES_UNDER = 0.01
 # In a row clipped all along in one frame (a white tray or strip beside it at a pulse's crest) the light's change is
 # taken from the rows around it, though it may be the crest's: a level there counts as changed only if it is more
@@ -257,11 +257,11 @@ class _Shot(NamedTuple):
     clipped at the camera's top (per channel in colour; 0 where none)."""
 
     levels: np.ndarray
-    clipped: np.ndarray
+    clipped_share: np.ndarray
 
     def brightest(self) -> np.ndarray:
         """The brightest each level's light may have been: its clipped share that much brighter (CLIPPED_EXCESS)."""
-        return self.levels + self.clipped * np.float32(CLIPPED_EXCESS)
+        return self.levels + self.clipped_share * np.float32(CLIPPED_EXCESS)
 
 
 class _Settle(NamedTuple):
@@ -312,16 +312,16 @@ def _clipped_share(clipped: np.ndarray, width: int) -> np.ndarray:
 
 def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
     """Mask (uint8 0/1) of the pixels that changed beyond the noise in any channel (_changed_pixels on each)."""
-    masks = [_changed_pixels(_Shot(before.levels[..., c], before.clipped[..., c]),
-                             _Shot(after.levels[..., c], after.clipped[..., c]), min_threshold)
+    masks = [_changed_pixels(_Shot(before.levels[..., c], before.clipped_share[..., c]),
+                             _Shot(after.levels[..., c], after.clipped_share[..., c]), min_threshold)
              for c in range(before.levels.shape[2])]
     return np.bitwise_or.reduce(masks)
 
 
 def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
     """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of the light."""
-    gains, measured = _lit_as(before, after)
-    if not before.clipped.any() and not after.clipped.any() and measured.all():
+    gains, measured = _row_gains(before, after)
+    if not before.clipped_share.any() and not after.clipped_share.any() and measured.all():
         diff = after.levels - before.levels * gains      # most frames: every level exact
     else:
         # Each level between what it shows and its brightest (clipped pixels); `before`'s in the light of `after`.
@@ -338,7 +338,7 @@ def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.nda
     return (deviation > threshold).astype(np.uint8)
 
 
-def _lit_as(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
+def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     """The light's change from `before` to `after` along each row (a gain, (rows, 1)), and whether it was measured
     on that row.
 
@@ -347,7 +347,7 @@ def _lit_as(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     frame to frame. So the gain is found row by row: the median ratio of a row's pixels, over those clipped in
     neither frame (a die or an arm over less than half of the row does not move it); a row with none takes its
     neighbours' gain."""
-    usable = (before.clipped < MEASURES_UNDER) & (after.clipped < MEASURES_UNDER)
+    usable = (before.clipped_share < MEASURES_UNDER) & (after.clipped_share < MEASURES_UNDER)
     ratios = np.where(usable, after.levels / np.maximum(before.levels, 1.0), np.inf).astype(np.float32)
     ratios.sort(axis=1)
     counts = usable.sum(axis=1)

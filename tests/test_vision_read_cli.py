@@ -196,11 +196,14 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
         bench.main(["vision", "--speed-frames", "0"])
     assert "--speed-frames must be at least 1, got 0" in capsys.readouterr().err
     for option in ("--virtual-dice", "--taught-dice", "--weak-look-dice", "--hazard-trays", "--throws",
-                   "--calibration-trays"):
+                   "--calibration-trays", "--watched-throws"):
         for bad in ("-1", "many"):
             with pytest.raises(SystemExit):
                 bench.main(["vision", option, bad])
             assert f"{option}: expected a whole number, 0 or more, got '{bad}'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        bench.main(["vision", "--watched-throws", "1001"])
+    assert "--watched-throws: at most 1000 cases a set (its seeds), got 1001" in capsys.readouterr().err
 
 
 def test_the_bench_reads_a_run_of_throws_with_the_side_its_dice_showed(monkeypatch: pytest.MonkeyPatch) -> None:

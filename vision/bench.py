@@ -56,7 +56,7 @@ from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading, match_boxes
-from vision.watch_bench import WATCH_HEADER, WATCH_SETS, watch_set
+from vision.watch_bench import WATCH_HEADER, WATCH_SEEDS_EACH, WATCH_SETS, watch_set
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
@@ -552,6 +552,14 @@ def _how_many(text: str) -> int:
     return value
 
 
+def _watched_cases(text: str) -> int:
+    """--watched-throws: a count (_how_many) no bigger than a watched set's range of seeds."""
+    value = _how_many(text)
+    if value > WATCH_SEEDS_EACH:
+        raise argparse.ArgumentTypeError(f"at most {WATCH_SEEDS_EACH} cases a set (its seeds), got {value}")
+    return value
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="dice-companion bench vision", description=__doc__.split("\n")[0])
     parser.add_argument("--photos", type=Path, default=DEFAULT_PHOTOS, help="the tray-d6-photos folder")
@@ -566,8 +574,9 @@ def main(argv: list[str]) -> int:
                         help="Excape dice of the look read worst, marbled with gold pips (0: skip that row)")
     parser.add_argument("--throws", type=_how_many, default=500,
                         help="throws of two dice per throw set, read as the table reads them (0: skip that table)")
-    parser.add_argument("--watched-throws", type=_how_many, default=40,  # at most WATCH_SEEDS_EACH
-                        help="cases of two throws per watched set, the motion tracker on every frame (0: skip)")
+    parser.add_argument("--watched-throws", type=_watched_cases, default=40,
+                        help=f"cases of two throws per watched set, the motion tracker on every frame (0: skip; at "
+                             f"most {WATCH_SEEDS_EACH}, the set's seeds)")
     parser.add_argument("--calibration-trays", type=_how_many, default=400,
                         help="virtual trays the tray calibration is measured on (0: skip that line)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,

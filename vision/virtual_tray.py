@@ -892,8 +892,8 @@ class Flicker:
     def bands(self, height: int, frame: int, phase: float) -> np.ndarray:
         """(height, 1, 1) float32 gains of the rows of frame number `frame`, the bands starting at `phase`."""
         rows = np.arange(height) / (self.period * height)
-        return (1 + self.depth * np.sin(2 * np.pi * (rows + phase + self.step * frame))).astype(np.float32)[:, None,
-                                                                                                            None]
+        gains = 1 + self.depth * np.sin(2 * np.pi * (rows + phase + self.step * frame))
+        return gains.astype(np.float32)[:, None, None]
 
 
 def _random_turn(rng: np.random.Generator) -> np.ndarray:

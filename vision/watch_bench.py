@@ -1,7 +1,7 @@
 """Watching throws: the motion tracker (vision.motion) on whole throws as the camera sees them, frame by frame.
 
 Each case is two throws on one tray, as at the table: two dice thrown (after a hand reaching in and out, for the
-hand set), left at rest, then three dice thrown over them. The tracker must ask for exactly one read of each throw,
+hand set), left at rest, then picked up and three dice thrown. The tracker must ask for exactly one read of each throw,
 on a frame where its dice are at rest: a read while they still move reads a throw nobody threw, a throw not read
 holds the game up, and a throw read twice is counted twice. The sets: dice of any look, black dice on dark felt
 (the least contrast a throw makes), a hand throwing, and lamps that pulse on mains power (LED, fluorescent), whose

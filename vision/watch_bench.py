@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from companion.config import VisionConfig
 from vision.models import D6, EXCAPE, DieModel
 
 # The bench's range for these (vision.bench.BENCH_SEED_START + 950,000 on, 1,000 a set): no tool tunes on it.
 WATCH_SEED_START = 1_950_000
 WATCH_SEEDS_EACH = 1_000
-WATCH_STILL_FRAMES = 3          # as the table's config (systemd/config.toml, [vision] still_frames)
+# As the table's tracker is set up: the config's default (systemd/config.toml, [vision] still_frames).
+WATCH_STILL_FRAMES = VisionConfig().still_frames
 WATCH_ROLLING, WATCH_STILL, WATCH_HAND = 6, 10, 6
 WATCH_SIZE = (640, 480)
 # name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light)

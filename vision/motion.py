@@ -7,15 +7,15 @@
 
 Motion re-arms it: after any movement the next settle gives one more read. It runs on every camera frame, so it is
 kept cheap (the bench prints its ms a frame: 1.1-2.5 at 640x480 and 2.2-3.9 at 1280x960 on the dev machine's core in
-session 42, never timed on a Pi): the frame (or the tray region of it) is shrunk to ~160 px of grey, blurred, and
-compared with the previous frame; the changed fraction of pixels decides. Sensor noise is ignored because the
-per-pixel threshold follows the noise actually measured (median absolute difference), and changes of the light
-because they are taken out before thresholding, row by row: auto exposure and a cloud change every row alike, and
-lamps pulsing on mains power (LED, fluorescent) make a rolling-shutter camera see bands across its rows that move
-from frame to frame. Before session 42 only a change of the whole frame's light was taken out: under such bands
-swinging 15% either way 48 of the bench's 80 throws were read in mid-air or not at all (vision.watch_bench). Where
-pixels are clipped at the camera's top (a white tray at a band's crest) a level only bounds its light, and a change
-counts beyond the bounds.
+session 42, never timed on a Pi): the frame (or the tray region of it) is shrunk to ~160 px of grey and compared
+with the previous frame, blurred once a change of the light is taken out; the changed fraction of pixels decides.
+Sensor noise is ignored because the per-pixel threshold follows the noise actually measured (median absolute
+difference), and changes of the light because they are taken out before thresholding, row by row: auto exposure and
+a cloud change every row alike, and lamps pulsing on mains power (LED, fluorescent) make a rolling-shutter camera see
+bands across its rows that move from frame to frame. Before session 42 only a change of the whole frame's light was
+taken out: under such bands swinging 15% either way 48 of the bench's 80 throws were read in mid-air or not at all
+(vision.watch_bench). Where pixels are clipped at the camera's top (a white tray at a band's crest) a level only
+bounds its light, and a change counts beyond the bounds.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
@@ -172,7 +172,7 @@ class MotionTracker:
     def update(self, frame: np.ndarray) -> MotionUpdate:
         view = self._view(frame)
         small = _grey_shot(view, self.width)
-        if shows_no_picture(small.levels):
+        if shows_no_picture(_blurred(small.levels)):
             # No picture (a camera's first frames, black or white until its exposure settles; the lens covered):
             # nothing to compare. Else the tray's first picture after one is "motion", and the throw lying there
             # since before a power cut would be read as a new one.
@@ -255,8 +255,9 @@ class MotionTracker:
 
 
 class _Shot(NamedTuple):
-    """A frame as compared: its levels shrunk and blurred (float32), and the share of each level's pixels that were
-    clipped at the camera's top (per channel in colour; 0 where none)."""
+    """A frame as compared: its levels shrunk (float32; blurred only once the light's change is taken out, see
+    _changed_pixels), and the share of each level's pixels that were clipped at the camera's top (per channel in
+    colour; 0 where none)."""
 
     levels: np.ndarray
     clipped_share: np.ndarray
@@ -277,7 +278,7 @@ class _Settle(NamedTuple):
 def _grey_shot(view: np.ndarray, width: int) -> _Shot:
     """The view in grey, as compared from frame to frame; a pixel counts as clipped where any channel is."""
     grey = view if view.ndim == 2 else cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-    levels = _thumbnail(grey, width)
+    levels = _shrunk(grey, width)
     if int(view.max()) < CLIPPED:       # no pixel clipped: no share to work out
         return _Shot(levels, np.zeros(levels.shape, np.float32))
     # 255 where every channel is under CLIPPED (OpenCV: numpy's max over 3 channels takes ~30 times as long).
@@ -289,27 +290,31 @@ def _colour_shot(view: np.ndarray, width: int) -> _Shot:
     """The view in colour (a grey view as one channel), as compared with the empty tray."""
     view = view if view.ndim == 3 else view[..., None]
     clipped = cv2.threshold(view, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1].reshape(view.shape)
-    return _Shot(_thumbnail(view, width), _clipped_share(clipped, width))
+    return _Shot(_shrunk(view, width), _clipped_share(clipped, width))
 
 
 def _channels(view: np.ndarray) -> int:
     return 1 if view.ndim == 2 else view.shape[2]
 
 
-def _thumbnail(image: np.ndarray, width: int) -> np.ndarray:
-    """The image shrunk to `width` pixels across (never enlarged) and blurred, as float32: what is compared."""
+def _shrunk(image: np.ndarray, width: int) -> np.ndarray:
+    """The image shrunk to `width` pixels across (never enlarged), as float32: what is compared, once blurred."""
     height, full_width = image.shape[:2]
-    channels = image.shape[2:]
     if full_width > width:
-        image = cv2.resize(image, (width, max(1, round(height * width / full_width))), interpolation=cv2.INTER_AREA)
-    blurred = cv2.GaussianBlur(image.astype(np.float32), (5, 5), 1.2)
-    return blurred.reshape(blurred.shape[:2] + channels)    # (OpenCV drops a single channel's axis)
+        shrunk = cv2.resize(image, (width, max(1, round(height * width / full_width))), interpolation=cv2.INTER_AREA)
+        image = shrunk.reshape(shrunk.shape[:2] + image.shape[2:])    # (OpenCV drops a single channel's axis)
+    return image.astype(np.float32)
+
+
+def _blurred(levels: np.ndarray) -> np.ndarray:
+    """Shrunk levels blurred, so that sensor noise and a pixel's shift matter less (any number of channels)."""
+    return cv2.GaussianBlur(levels, (5, 5), 1.2).reshape(levels.shape)
 
 
 def _clipped_share(clipped: np.ndarray, width: int) -> np.ndarray:
-    """The share (0..1) of each of the thumbnail's levels (_thumbnail) made of clipped pixels of the image (255 in
-    `clipped`, 0 elsewhere): the mask shrunk and blurred as the levels are."""
-    return _thumbnail(clipped, width) * np.float32(1 / 255)
+    """The share (0..1) of each of the shrunk levels (_shrunk) made of clipped pixels of the image (255 in
+    `clipped`, 0 elsewhere): the mask shrunk as the levels are."""
+    return _shrunk(clipped, width) * np.float32(1 / 255)
 
 
 def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
@@ -322,17 +327,22 @@ def _changed_in_colour(before: _Shot, after: _Shot, min_threshold: float) -> np.
 
 def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.ndarray:
     """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of the light."""
-    gains, measured = _row_gains(before, after)
-    if not before.clipped_share.any() and not after.clipped_share.any() and measured.all():
-        diff = after.levels - before.levels * gains      # most frames: every level exact
+    # The light's change is taken out before the levels are blurred: blurred first, the rows of a die's edge mixed
+    # with the tray's rows above and below, which bands a fifth of the frame high light differently (lamps on 60 Hz
+    # mains under a webcam that reads its rows out over a whole frame); under bands swinging 30% either way 19% of
+    # such throws were never read, the tray looking as if it moved (session 43).
+    if not before.clipped_share.any() and not after.clipped_share.any():
+        # Most frames: every level exact, and every row's light measured.
+        diff = _blurred(after.levels - before.levels * _row_gains_unclipped(before, after))
     else:
+        gains, measured = _row_gains(before, after)
         # Each level between what it shows and its brightest (clipped pixels); `before`'s in the light of `after`.
         # A row whose light change could not be measured (clipped all along in one frame) took its neighbours', and
         # the bands' crest may lie in it: its bounds widen by UNMEASURED_FACTOR either way. A change counts beyond.
         widen = np.where(measured, np.float32(1), np.float32(UNMEASURED_FACTOR))[:, None]
-        low, high = before.levels * (gains / widen), before.brightest() * (gains * widen)
-        brightest = after.brightest()
-        diff = np.where(brightest < low, brightest - low, np.where(after.levels > high, after.levels - high, 0))
+        low, high = _blurred(before.levels * (gains / widen)), _blurred(before.brightest() * (gains * widen))
+        brightest, levels = _blurred(after.brightest()), _blurred(after.levels)
+        diff = np.where(brightest < low, brightest - low, np.where(levels > high, levels - high, 0))
     deviation = np.abs(diff - np.float32(np.median(diff)))
     # Median absolute deviation: the noise level of the unchanged majority of pixels.
     noise = 1.4826 * float(np.median(deviation))
@@ -360,6 +370,14 @@ def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     known = counts[rows]
     middle = (ratios[rows, (known - 1) // 2] + ratios[rows, known // 2]) / 2
     return np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)[:, None], measured
+
+
+def _row_gains_unclipped(before: _Shot, after: _Shot) -> np.ndarray:
+    """_row_gains' gains where neither frame has a clipped pixel: every row measured, over all its levels."""
+    ratios = after.levels / np.maximum(before.levels, np.float32(1))
+    ratios.sort(axis=1)
+    count = ratios.shape[1]
+    return (ratios[:, (count - 1) // 2] + ratios[:, count // 2])[:, None] * np.float32(0.5)
 
 
 def _reaches_in(changed: np.ndarray, min_fraction: float) -> bool:

@@ -25,16 +25,23 @@ WATCH_SEEDS_EACH = 1_000
 WATCH_STILL_FRAMES = VisionConfig().still_frames
 WATCH_ROLLING, WATCH_STILL, WATCH_HAND = 6, 10, 6
 WATCH_SIZE = (640, 480)
-# name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light)
-WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float], ...] = (
-    ("d6, steady light", D6, {}, 0, 0.0),
-    ("black d6 on felt", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.0),
-    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0),
-    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05),
-    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15),
-    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30),
-    ("black felt, lamps 15%", D6, {"die_colour": "black", "tray": "felt"}, 0, 0.15),
-    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15),
+# The bands' height, in frame heights: from a fifth of the frame to longer than it (the pulse over the sensor's
+# readout); short bands, a tenth to under a third: 60 Hz mains (120 pulses a second) under a webcam that reads its rows
+# out over the whole frame time (1/30 s: a quarter of the frame), or a slower readout still.
+BANDS, SHORT_BANDS = (0.2, 1.5), (0.1, 0.3)
+FELT = {"die_colour": "black", "tray": "felt"}
+# name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light), and
+# the range the bands' height is drawn from
+WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float]], ...] = (
+    ("d6, steady light", D6, {}, 0, 0.0, BANDS),
+    ("black d6 on felt", D6, FELT, 0, 0.0, BANDS),
+    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0, BANDS),
+    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05, BANDS),
+    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15, BANDS),
+    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30, BANDS),
+    ("black felt, lamps 15%", D6, FELT, 0, 0.15, BANDS),
+    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15, BANDS),
+    ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS),
 )
 WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving |\n"
                 "|-------------------------|--------|--------------------|----------|------------|-------------|")
@@ -78,16 +85,15 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
     from vision.motion import MotionTracker
     from vision.virtual_tray import Flicker, roll_frames
 
-    name, model, look, hand, depth = WATCH_SETS[index]
+    name, model, look, hand, depth, heights = WATCH_SETS[index]
     tally = WatchTally(name, examples=[] if keep_examples else None)
     for case in range(cases):
         seed = first + WATCH_SEEDS_EACH * index + case
         flicker = None
         if depth:
-            # Bands from a fifth of the frame to one longer than it (the pulse over the sensor's readout), moving
-            # by up to half a pulse a frame (30 frames a second on 50 Hz mains: a third).
+            # Bands moving by up to half a pulse a frame (30 frames a second on 50 Hz mains: a third).
             rng = np.random.default_rng(seed)
-            flicker = Flicker(depth, float(rng.uniform(0.2, 1.5)), float(rng.uniform(0.0, 0.5)))
+            flicker = Flicker(depth, float(rng.uniform(*heights)), float(rng.uniform(0.0, 0.5)))
         throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
                               hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
         tracker = MotionTracker(still_frames=WATCH_STILL_FRAMES)

@@ -341,6 +341,26 @@ def test_empty_tray_is_the_tray_of_render_tray() -> None:
     assert np.array_equal(empty_tray(6, SIZE, tray="felt"), render_tray(6, D6, n_dice=0, size=SIZE, tray="felt").image)
 
 
+def test_throws_of_their_own_seeds_land_in_the_tray_of_tray_seed() -> None:
+    # As at a table (the demo): each throw's dice, noise and motion from its own seed, one tray for all of them.
+    assert np.array_equal(render_tray(6, D6, size=SIZE, tray_seed=6).image, render_tray(6, D6, size=SIZE).image)
+    empty = empty_tray(40, SIZE, clean=True)
+    for seed in (41, 42):
+        rendered = render_tray(seed, D6, n_dice=2, size=SIZE, tray_seed=40, clean=True)
+        outside = np.ones(SIZE[::-1], bool)
+        for die in rendered.dice:
+            x, y, w, h = die.box
+            outside[max(y - 4, 0):y + h + 4, max(x - 4, 0):x + w + 4] = False
+        assert np.array_equal(rendered.image[outside], empty[outside])
+        assert not np.array_equal(rendered.image, empty)
+        frames = roll_frames(seed, D6, n_dice=2, size=SIZE, rolling=1, still=1, tray_seed=40, clean=True)
+        assert np.array_equal(frames[-1], rendered.image)
+    # Without it, each seed draws its own tray.
+    assert np.mean(render_tray(41, D6, n_dice=2, size=SIZE, clean=True).image != empty) > 0.5
+    with pytest.raises(RenderError, match="seed"):
+        render_tray(41, D6, size=SIZE, tray_seed=-1)
+
+
 def test_many_dice_fit_or_fail_clearly() -> None:
     rendered = render_tray(2, D6, n_dice=25, size=(640, 640))
     assert len(rendered.dice) == 25

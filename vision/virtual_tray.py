@@ -836,19 +836,22 @@ def _check_model(model: DieModel) -> DieModel:
 
 
 def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, faces: list[str] | None = None,
-                size: tuple[int, int] = (640, 480), hazards: frozenset[str] = frozenset(), **look: Any
-                ) -> RenderedTray:
+                size: tuple[int, int] = (640, 480), hazards: frozenset[str] = frozenset(), tray_seed: int | None = None,
+                **look: Any) -> RenderedTray:
     """One photo of dice at rest in a tray, and the truth about each die.
 
     faces: the labels to show (one die each); else random faces (Excape: die A and die B alternate).
     hazards: any of "cocked", "stacked", "cut", "blurred" (given to one die each, two for stacked) and "hand".
+    tray_seed: draw the tray, camera and light of `seed` = tray_seed instead (the same look given), so that throws
+    of their own seeds land in one tray, as at a table.
     look: overrides of the random look, see `Look`.
     """
     streams = _streams(seed)
     size = _check_size(size)
     hazards = _check_hazards(hazards)
     options = Look.from_options(look)
-    scene = _make_scene(streams["tray"], size, options, full_floor="cut" in hazards, outside="outside" in hazards)
+    scene = _make_scene(_tray_stream(streams, tray_seed), size, options, full_floor="cut" in hazards,
+                        outside="outside" in hazards)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, hazards, options, scene)
     hand = sample_hand(streams["hand"]) if "hand" in hazards else None
     clean, boxes, centres = _compose(scene, dice, hand)
@@ -863,6 +866,11 @@ def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, f
                              size=die.size, centre=centre))
     return RenderedTray(image=image, dice=tuple(truth), hazards=hazards & TRAY_HAZARDS, tray=scene.surface,
                         floor=scene.floor, rim=scene.rim)
+
+
+def _tray_stream(streams: dict[str, np.random.Generator], tray_seed: int | None) -> np.random.Generator:
+    """The stream the tray is drawn from: the seed's own, or another seed's (tray_seed)."""
+    return streams["tray"] if tray_seed is None else _streams(tray_seed)["tray"]
 
 
 def empty_tray(seed: int, size: tuple[int, int] = (640, 480), **look: Any) -> np.ndarray:
@@ -902,13 +910,14 @@ def _random_turn(rng: np.random.Generator) -> np.ndarray:
 
 def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = None, n_dice: int | None = None,
                 size: tuple[int, int] = (640, 480), rolling: int = 6, still: int = 8, hand_frames: int = 0,
-                flicker: Flicker | None = None, **look: Any) -> list[np.ndarray]:
+                flicker: Flicker | None = None, tray_seed: int | None = None, **look: Any) -> list[np.ndarray]:
     """A throw as the camera sees it: `hand_frames` of a hand reaching in and out, `rolling` frames of dice
     tumbling in with motion blur, then `still` frames of the dice at rest that differ only by sensor noise (and, under
     `flicker`, by the bands the lights' pulses make, starting at a phase drawn from the seed).
 
     n_dice defaults to len(faces), else 2. The dice at rest are exactly those of `render_tray(seed, model,
-    faces=faces, n_dice=n_dice, size=size, **look)` (with that n_dice), so its truth is the truth of this throw.
+    faces=faces, n_dice=n_dice, size=size, tray_seed=tray_seed, **look)` (with that n_dice), so its truth is the
+    truth of this throw.
     """
     if n_dice is None and faces is None:
         n_dice = 2
@@ -918,7 +927,7 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     streams = _streams(seed)
     size = _check_size(size)
     options = Look.from_options(look)
-    scene = _make_scene(streams["tray"], size, options, full_floor=False)
+    scene = _make_scene(_tray_stream(streams, tray_seed), size, options, full_floor=False)
     dice = _plan_dice(streams["dice"], _check_model(model), faces, n_dice, frozenset(), options, scene)
     motion_rng, noise_rng = streams["motion"], streams["noise"]
     phase = float(streams["flicker"].random())

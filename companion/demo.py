@@ -179,13 +179,13 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
                 if throws % COCKED_EVERY == COCKED_EVERY // 2:
                     # Now and then a die lands leaning on the wall: the companion must ask for a re-roll.
                     frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
-                                         rolling=ROLL_OPTIONS["rolling"], still=0)
+                                         tray_seed=seed, rolling=ROLL_OPTIONS["rolling"], still=0)
                     cocked = render_tray(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
-                                         hazards=frozenset({"cocked"})).image
+                                         tray_seed=seed, hazards=frozenset({"cocked"})).image
                     frames += [cocked] * ROLL_OPTIONS["still"]
                 else:
                     frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
-                                         **ROLL_OPTIONS)
+                                         tray_seed=seed, **ROLL_OPTIONS)
                 for frame in frames:
                     feed(frame)
                 taken = [line for line in controller.journal_lines[before:] if line.startswith("roll")]

@@ -414,3 +414,21 @@ def test_reads_exactly_once_per_long_enough_stillness(segments: list[tuple[str, 
         else:
             assert update.still_frames > 0 and update.changed_fraction <= 0.0015
         assert (update.state == "settled") == update.read_now  # nobody else calls mark_read late here
+
+
+def test_a_pixel_counts_as_clipped_where_any_one_channel_is() -> None:
+    # The clipped mask merges the channels through OpenCV's grey conversion (faster than cv2.inRange over them): a
+    # pixel with its one clipped channel the least weighted (blue) must count, one just under in every channel not.
+    from vision.motion import CLIPPED, _clipped_anywhere
+
+    pixels = np.zeros((2, 8, 3), np.uint8)
+    for channel in range(3):
+        pixels[0, channel, channel] = CLIPPED
+        pixels[0, 3 + channel, channel] = 255
+    pixels[0, 6] = CLIPPED - 1
+    pixels[1] = np.random.default_rng(7).integers(0, 256, (8, 3))
+    expected = np.where((pixels >= CLIPPED).any(axis=2), 255, 0).astype(np.uint8)
+    assert np.array_equal(_clipped_anywhere(pixels), expected)
+    assert np.array_equal(_clipped_anywhere(pixels[:, 1:7]), expected[:, 1:7])        # a region cut from the frame
+    assert np.array_equal(_clipped_anywhere(pixels[..., 0]), np.where(pixels[..., 0] >= CLIPPED, 255, 0))
+    assert list(expected[0]) == [255] * 6 + [0, 0]

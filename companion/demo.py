@@ -165,7 +165,7 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
 
     try:
         for _ in range(3):
-            feed(empty_tray(seed, size=DEMO_TRAY_SIZE, clean=True))
+            feed(empty_tray(seed, size=DEMO_TRAY_SIZE))
         while not controller.game.over and throws < MAX_THROWS:
             expected = controller.game.expects()
             if expected.kind == "roll":
@@ -178,13 +178,13 @@ def play_demo(game: str, players: int, *, seed: int = 1, options: dict[str, Any]
                 throw_seed = seed * 10_007 + throws
                 if throws % COCKED_EVERY == COCKED_EVERY // 2:
                     # Now and then a die lands leaning on the wall: the companion must ask for a re-roll.
-                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE,
                                          tray_seed=seed, rolling=ROLL_OPTIONS["rolling"], still=0)
-                    cocked = render_tray(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                    cocked = render_tray(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE,
                                          tray_seed=seed, hazards=frozenset({"cocked"})).image
                     frames += [cocked] * ROLL_OPTIONS["still"]
                 else:
-                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE, clean=True,
+                    frames = roll_frames(throw_seed, model, faces=faces, size=DEMO_TRAY_SIZE,
                                          tray_seed=seed, **ROLL_OPTIONS)
                 for frame in frames:
                     feed(frame)

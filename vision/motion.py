@@ -7,12 +7,12 @@
 
 Motion re-arms it: after any movement the next settle gives one more read. It runs on every camera frame, so it is
 kept cheap (the bench prints its ms a frame: 1.1-2.5 at 640x480 and 2.2-3.9 at 1280x960 on the dev machine's core in
-session 42, never timed on a Pi): the frame (or the tray region of it) is shrunk to ~160 px of grey and compared
-with the previous frame, blurred once a change of the light is taken out; the changed fraction of pixels decides.
-Sensor noise is ignored because the per-pixel threshold follows the noise actually measured (median absolute
-difference), and changes of the light because they are taken out before thresholding, row by row: auto exposure and
-a cloud change every row alike, and lamps pulsing on mains power (LED, fluorescent) make a rolling-shutter camera see
-bands across its rows that move from frame to frame. Before session 42 only a change of the whole frame's light was
+session 42, 1.8 and 3.5 in session 43, never timed on a Pi): the frame (or the tray region of it) is shrunk to ~160
+px of grey and compared with the previous frame, blurred once a change of the light is taken out; the changed
+fraction of pixels decides. Sensor noise is ignored because the per-pixel threshold follows the noise actually
+measured (median absolute difference), and changes of the light because they are taken out before thresholding, row
+by row: auto exposure and a cloud change every row alike, and lamps pulsing on mains power (LED, fluorescent) make a
+rolling-shutter camera see bands across its rows that move from frame to frame. Before session 42 only a change of the whole frame's light was
 taken out: under such bands swinging 15% either way 48 of the bench's 80 throws were read in mid-air or not at all
 (vision.watch_bench). Where pixels are clipped at the camera's top (a white tray at a band's crest) a level only
 bounds its light, and a change counts beyond the bounds.

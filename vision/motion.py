@@ -12,10 +12,10 @@ px of grey and compared with the previous frame, blurred once a change of the li
 fraction of pixels decides. Sensor noise is ignored because the per-pixel threshold follows the noise actually
 measured (median absolute difference), and changes of the light because they are taken out before thresholding, row
 by row: auto exposure and a cloud change every row alike, and lamps pulsing on mains power (LED, fluorescent) make a
-rolling-shutter camera see bands across its rows that move from frame to frame. Before session 42 only a change of the whole frame's light was
-taken out: under such bands swinging 15% either way 48 of the bench's 80 throws were read in mid-air or not at all
-(vision.watch_bench). Where pixels are clipped at the camera's top (a white tray at a band's crest) a level only
-bounds its light, and a change counts beyond the bounds.
+rolling-shutter camera see bands across its rows that move from frame to frame. Before session 42 only a change of
+the whole frame's light was taken out: under such bands swinging 15% either way 48 of the bench's 80 throws were read
+in mid-air or not at all (vision.watch_bench). Where pixels are clipped at the camera's top (a white tray at a band's
+crest) a level only bounds its light, and a change counts beyond the bounds.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next

@@ -1,9 +1,10 @@
 """`dice-companion demo`: a whole game on the twins with nobody at the keyboard, recorded to an animated GIF.
 
-The virtual tray renders every throw (dice tumbling in, then at rest), the real motion tracker and reader see
-it, a simple deterministic player presses the twin buttons, and the rules core referees, exactly as in
-`dice-companion run`. Every OLED frame goes into the GIF (shown at a brisk pace: about twice real time, with
-each screen held long enough to read) and every event into the game's table log.
+The virtual tray renders every throw (dice tumbling in, then at rest, all in the one tray of the demo's seed, drawn
+as a camera sees it), the real motion tracker and reader see it, a simple deterministic player presses the twin
+buttons, and the rules core referees, exactly as in `dice-companion run`. Every OLED frame goes into the GIF (shown
+at a brisk pace: about twice real time, with each screen held long enough to read) and every event into the game's
+table log.
 
 The player: Mex keeps 54 or better (and any double), rerolls lower throws while it may, and ends the round
 early on a double of 5 or 6; the tie-break chooser alternates pips and mex. Excape/Rapido places a pair worth

@@ -337,8 +337,8 @@ def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.nda
     """Mask (uint8 0/1) of the pixels that changed beyond the noise, after taking out a change of the light."""
     # The light's change is taken out before the levels are blurred: blurred first, the rows of a die's edge mixed
     # with the tray's rows above and below, which bands a fifth of the frame high light differently (lamps on 60 Hz
-    # mains under a webcam that reads its rows out over a whole frame); under bands swinging 30% either way 19% of
-    # such throws were never read, the tray looking as if it moved (session 43).
+    # mains under a webcam that reads its rows out over a whole frame); under such bands swinging 30% either way
+    # 12-20% of fresh throws were never read, the tray looking as if it moved (session 43).
     if not before.clipped_share.any() and not after.clipped_share.any():
         # Most frames: every level exact, and every row's light measured.
         diff = _blurred(after.levels - before.levels * _row_gains_unclipped(before, after))

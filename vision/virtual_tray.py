@@ -842,7 +842,7 @@ def render_tray(seed: int, model: DieModel = D6, *, n_dice: int | None = None, f
 
     faces: the labels to show (one die each); else random faces (Excape: die A and die B alternate).
     hazards: any of "cocked", "stacked", "cut", "blurred" (given to one die each, two for stacked) and "hand".
-    tray_seed: draw the tray, camera and light of `seed` = tray_seed instead (the same look given), so that throws
+    tray_seed: draw the tray, camera and light as render_tray(tray_seed, ...) would (the same look given): throws
     of their own seeds land in one tray, as at a table.
     look: overrides of the random look, see `Look`.
     """

@@ -282,6 +282,34 @@ def test_a_shadow_passing_over_the_dice_read_is_no_new_throw() -> None:
     assert reads(run(tracker, again)) == [4 + 3]
 
 
+@pytest.mark.parametrize(("seed", "shift"), [(7320, (10, 6)), (7321, (-6, 4)), (7322, (3, -13))])
+def test_the_camera_knocked_after_a_throw_was_read_is_no_new_throw(seed: int, shift: tuple[int, int]) -> None:
+    # Someone knocks the table: the view shakes, then lies still a few pixels off, every die moved with it. Nothing
+    # was thrown, so nothing is read again (before session 43 it was: the dice no longer lay where they were read,
+    # and a knock of 6 pixels of 640 made the same throw count twice, 12 times in 20); the next real throw is read,
+    # and one thrown after a second knock too.
+    import cv2
+
+    size = (640, 480)
+
+    def knocked(frame: np.ndarray, dx: int, dy: int) -> np.ndarray:
+        return cv2.warpAffine(frame, np.float32([[1, 0, dx], [0, 1, dy]]), size, borderMode=cv2.BORDER_REPLICATE)
+
+    throw = roll_frames(seed, D6, n_dice=2, size=size, rolling=4, still=6, tray_seed=seed)
+    shake = [knocked(throw[-1], 2 * shift[0], -shift[1]), knocked(throw[-2], -shift[0], shift[1])]
+    still = [knocked(frame, *shift) for frame in throw[-6:]]
+    tracker = MotionTracker(still_frames=3)
+    updates = run(tracker, throw + shake + still)
+    assert reads(updates) == [4 + 3]
+    assert any(u.state == "rolling" for u in updates[len(throw):]) and updates[-1].state == "read"
+    again = [knocked(frame, *shift) for frame in roll_frames(seed + 1, D6, n_dice=2, size=size, rolling=4, still=5,
+                                                             tray_seed=seed)]
+    assert reads(run(tracker, again)) == [4 + 3]
+    # The view knocked back as the next throw lands: that throw is read all the same.
+    back = roll_frames(seed + 2, D6, n_dice=2, size=size, rolling=4, still=5, tray_seed=seed)
+    assert reads(run(tracker, back)) == [4 + 3]
+
+
 def test_what_lay_in_the_tray_before_anything_moved_is_read_but_flagged() -> None:
     # The companion starts (after a power cut, say) with the last throw still in the tray: the tray is read, to know
     # it, but flagged as no throw seen happening; the next throw is not flagged, nor is a read asked for.

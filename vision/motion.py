@@ -19,7 +19,9 @@ crest) a level only bounds its light, and a change counts beyond the bounds.
 
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
-player. Between two throws the dice are picked up and thrown, and never come to rest exactly where they lay. A read
+player. Between two throws the dice are picked up and thrown, and never come to rest exactly where they lay. Nor is a
+settle that looks as the frame last read did moved whole, tray, walls and dice alike (someone knocked the table or the
+camera, and the view lies a few pixels off): thrown dice never land all shifted by one step with the tray. A read
 asked for (request_read) is made whatever the tray looks like. Nor are dice the tracker never saw move a throw: the
 first settle after it starts (or resets) is read, to know the tray, but flagged `was_there`. After a power cut the
 last throw still lies in the tray, and its roll is in the journal already.
@@ -70,6 +72,9 @@ MEASURES_UNDER = 0.01
 # taken from the rows around it, though it may be the crest's: a level there counts as changed only if it is more
 # than this many times brighter or darker than that gives. A die coming or going on a white tray still is (~5 times).
 UNMEASURED_FACTOR = 2.0
+# The most the view may have moved, as a share of its width or height, for a settle to count as the frame last read
+# moved whole (the camera or the tray knocked, _moved_onto) rather than a new throw.
+MOST_VIEW_SHIFT = 0.1
 
 
 def shows_no_picture(image: np.ndarray) -> bool:
@@ -218,11 +223,21 @@ class MotionTracker:
         return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
     def _as_last_read(self, small: _Shot) -> bool:
-        """Does the still scene look as the frame last read did (no more pixels changed than still frames show)?"""
+        """Does the still scene look as the frame last read did (no more pixels changed than still frames show), where
+        it lay or moved whole (the camera or the tray knocked: every die moved with the view, none was thrown)?"""
         last = self._last_read
         if last is None or last.levels.shape != small.levels.shape:
             return False
-        changed = _changed_pixels(last, small, self.min_pixel_threshold)
+        if self._looks_as(last, small):
+            return True
+        moved = _moved_onto(last, small)
+        if moved is None or not self._looks_as(*moved):
+            return False
+        self._last_read = small          # the view as it now lies, for the next comparison
+        return True
+
+    def _looks_as(self, before: _Shot, after: _Shot) -> bool:
+        changed = _changed_pixels(before, after, self.min_pixel_threshold)
         return float(np.count_nonzero(changed)) / changed.size <= self.motion_threshold
 
     def _looks_occupied(self, colour: _Shot) -> bool:
@@ -386,6 +401,45 @@ def _row_gains_unclipped(before: _Shot, after: _Shot) -> np.ndarray:
     ratios.sort(axis=1)
     count = ratios.shape[1]
     return (ratios[:, (count - 1) // 2] + ratios[:, count // 2])[:, None] * np.float32(0.5)
+
+
+def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
+    """`before` moved by the shift that best lays it over `after`, and `after`, both cut to where they overlap with a
+    margin; None when it moved by under a quarter of a level's pixel, or by more than MOST_VIEW_SHIFT.
+
+    The shift is whatever lines up most of the picture: for a throw made again, often the dice of one frame over the
+    other's (they stand out most from a plain tray). Only a scene that then looks as still frames do, tray, walls and
+    dice alike, moved whole. Phase correlation finds the shift to within ~0.4 of a level's pixel, too coarse to lay a
+    die's edges over each other; the sum of squared differences, searched around it in quarter, then sixteenth
+    pixels, finds it to within ~0.05."""
+    if before.levels.ndim != 2:
+        return None
+    height, width = before.levels.shape
+    first, second = _blurred(before.levels), _blurred(after.levels)
+    # (Copies: OpenCV 5.0's phaseCorrelate applies the window to the arrays it is given, in place.)
+    (dx, dy), _ = cv2.phaseCorrelate(first.copy(), second.copy(), cv2.createHanningWindow((width, height), cv2.CV_32F))
+    if abs(dx) > MOST_VIEW_SHIFT * width or abs(dy) > MOST_VIEW_SHIFT * height:
+        return None
+    # What came into view at the edges was not in `before`; the search's and the interpolation's reach besides.
+    mx, my = int(np.ceil(abs(dx))) + 3, int(np.ceil(abs(dy))) + 3
+    inside = (slice(my, height - my), slice(mx, width - mx))
+
+    def moved(levels: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+        matrix = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+        return cv2.warpAffine(levels, matrix, (width, height), flags=cv2.INTER_LINEAR)[inside]
+
+    def squared_difference(shift: tuple[float, float]) -> float:
+        difference = second[inside] - moved(first, shift)
+        return float(np.vdot(difference, difference))
+
+    best = (dx, dy)
+    for step in (0.25, 0.0625):
+        best = min(((best[0] + i * step, best[1] + j * step) for i in range(-2, 3) for j in range(-2, 3)),
+                   key=squared_difference)
+    if max(abs(best[0]), abs(best[1])) < 0.25:
+        return None
+    return (_Shot(moved(before.levels, best), moved(before.clipped_share, best)),
+            _Shot(after.levels[inside], after.clipped_share[inside]))
 
 
 def _reaches_in(changed: np.ndarray, min_fraction: float) -> bool:

@@ -6,7 +6,8 @@ on a frame where its dice are at rest: a read while they still move reads a thro
 holds the game up, and a throw read twice is counted twice. The sets: dice of any look, black dice on dark felt
 (the least contrast a throw makes), a hand throwing, and lamps that pulse on mains power (LED, fluorescent), whose
 light swings by the given share either way; a rolling-shutter camera sees the pulses as bands across the frame that
-move from frame to frame (vision.virtual_tray.Flicker: each case draws the bands' period and step).
+move from frame to frame (vision.virtual_tray.Flicker: each case draws the bands' period and step), and a knock on
+the table once the first throw was read, which leaves the view a few pixels off and throws nothing.
 """
 
 from __future__ import annotations
@@ -30,18 +31,20 @@ WATCH_SIZE = (640, 480)
 # out over the whole frame time (1/30 s: a quarter of the frame), or a slower readout still.
 BANDS, SHORT_BANDS = (0.2, 1.5), (0.1, 0.3)
 FELT = {"die_colour": "black", "tray": "felt"}
-# name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light), and
-# the range the bands' height is drawn from
-WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float]], ...] = (
-    ("d6, steady light", D6, {}, 0, 0.0, BANDS),
-    ("black d6 on felt", D6, FELT, 0, 0.0, BANDS),
-    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0, BANDS),
-    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05, BANDS),
-    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15, BANDS),
-    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30, BANDS),
-    ("black felt, lamps 15%", D6, FELT, 0, 0.15, BANDS),
-    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15, BANDS),
-    ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS),
+# name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light), the
+# range the bands' height is drawn from, and whether the table is knocked once the first throw lies read: the view
+# shakes, then stays 3-16 pixels off each way, every die with it (no throw: a read then reads the first throw twice)
+WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float], bool], ...] = (
+    ("d6, steady light", D6, {}, 0, 0.0, BANDS, False),
+    ("black d6 on felt", D6, FELT, 0, 0.0, BANDS, False),
+    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0, BANDS, False),
+    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05, BANDS, False),
+    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15, BANDS, False),
+    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30, BANDS, False),
+    ("black felt, lamps 15%", D6, FELT, 0, 0.15, BANDS, False),
+    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15, BANDS, False),
+    ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS, False),
+    ("d6, the table knocked", D6, {}, 0, 0.0, BANDS, True),
 )
 WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving |\n"
                 "|-------------------------|--------|--------------------|----------|------------|-------------|")
@@ -82,10 +85,16 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
     """WATCH_SETS[index] on `cases` cases of two throws each, seeds from `first` + WATCH_SEEDS_EACH * index."""
     if not 0 <= cases <= WATCH_SEEDS_EACH:
         raise ValueError(f"watched cases per set must be 0..{WATCH_SEEDS_EACH}, got {cases}")
+    import cv2
+
     from vision.motion import MotionTracker
     from vision.virtual_tray import Flicker, roll_frames
 
-    name, model, look, hand, depth, heights = WATCH_SETS[index]
+    def moved(frames: list[np.ndarray], dx: float, dy: float) -> list[np.ndarray]:
+        matrix = np.float32([[1, 0, dx], [0, 1, dy]])
+        return [cv2.warpAffine(frame, matrix, WATCH_SIZE, borderMode=cv2.BORDER_REPLICATE) for frame in frames]
+
+    name, model, look, hand, depth, heights, knock = WATCH_SETS[index]
     tally = WatchTally(name, examples=[] if keep_examples else None)
     for case in range(cases):
         seed = first + WATCH_SEEDS_EACH * index + case
@@ -96,6 +105,11 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
             flicker = Flicker(depth, float(rng.uniform(*heights)), float(rng.uniform(0.0, 0.5)))
         throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
                               hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
+        if knock:
+            rng = np.random.default_rng(seed)
+            dx, dy = rng.uniform(3, 16, 2) * rng.choice([-1, 1], 2)
+            throws = [throws[0] + moved(throws[0][-1:], -dx, 2 * dy) + moved(throws[0][-WATCH_STILL:], dx, dy),
+                      moved(throws[1], dx, dy)]
         tracker = MotionTracker(still_frames=WATCH_STILL_FRAMES)
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
             reads = []

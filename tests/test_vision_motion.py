@@ -286,8 +286,8 @@ def test_a_shadow_passing_over_the_dice_read_is_no_new_throw() -> None:
 def test_the_camera_knocked_after_a_throw_was_read_is_no_new_throw(seed: int, shift: tuple[int, int]) -> None:
     # Someone knocks the table: the view shakes, then lies still a few pixels off, every die moved with it. Nothing
     # was thrown, so nothing is read again (before session 43 it was: the dice no longer lay where they were read,
-    # and a knock of 6 pixels of 640 made the same throw count twice, 12 times in 20); the next real throw is read,
-    # and one thrown after a second knock too.
+    # and a knock of 6 pixels of 640 made the same throw count twice, 12 times in 20); the next real throw, into the
+    # view as the knock left it, is read, and so is one that lands as the view is knocked back.
     import cv2
 
     size = (640, 480)

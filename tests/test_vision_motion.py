@@ -319,6 +319,23 @@ def test_throws_of_the_same_faces_in_one_tray_are_each_read() -> None:
         assert reads(run(tracker, throw)) == [4 + 3], seed
 
 
+@pytest.mark.parametrize(("seed", "shift"), [(7341, (8, 5)), (7342, (-6, 9)), (7343, (12, -4))])
+def test_dice_all_moved_by_one_step_on_a_still_tray_are_a_new_throw(seed: int, shift: tuple[int, int]) -> None:
+    # The knock check lines the frame last read up with the settle; here that lays the dice over each other, but
+    # the tray did not move: only the whole scene moved alike is a knock. (Loosened to the dice alone, this throw
+    # goes unread.)
+    empty = empty_tray(7340, (640, 480))
+    first = render_tray(seed, D6, n_dice=2, size=(640, 480), tray_seed=7340)
+    moved, (dx, dy) = empty.copy(), shift
+    for die in first.dice:
+        x, y, w, h = die.box
+        x0, y0 = max(x - 3, 0), max(y - 3, 0)
+        patch = first.image[y0:y + h + 3, x0:x + w + 3]
+        moved[y0 + dy:y0 + dy + patch.shape[0], x0 + dx:x0 + dx + patch.shape[1]] = patch
+    updates = run(MotionTracker(still_frames=3), [empty] * 3 + [first.image] * 5 + [moved] * 5)
+    assert reads(updates) == [6, 11]
+
+
 def test_what_lay_in_the_tray_before_anything_moved_is_read_but_flagged() -> None:
     # The companion starts (after a power cut, say) with the last throw still in the tray: the tray is read, to know
     # it, but flagged as no throw seen happening; the next throw is not flagged, nor is a read asked for.

@@ -354,11 +354,10 @@ def _changed_pixels(before: _Shot, after: _Shot, min_threshold: float) -> np.nda
     # with the tray's rows above and below, which bands a fifth of the frame high light differently (lamps on 60 Hz
     # mains under a webcam that reads its rows out over a whole frame); under such bands swinging 30% either way
     # 12-20% of fresh throws were never read, the tray looking as if it moved (session 43).
+    gains, measured = _row_gains(before, after)
     if not before.clipped_share.any() and not after.clipped_share.any():
-        # Most frames: every level exact, and every row's light measured.
-        diff = _blurred(after.levels - before.levels * _row_gains_unclipped(before, after))
+        diff = _blurred(after.levels - before.levels * gains)      # most frames: every level exact, every row measured
     else:
-        gains, measured = _row_gains(before, after)
         # Each level between what it shows and its brightest (clipped pixels); `before`'s in the light of `after`.
         # A row whose light change could not be measured (clipped all along in one frame) took its neighbours', and
         # the bands' crest may lie in it: its bounds widen by UNMEASURED_FACTOR either way. A change counts beyond.
@@ -382,8 +381,15 @@ def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     frame to frame. So the gain is found row by row: the median ratio of a row's pixels, over those clipped in
     neither frame (a die or an arm over less than half of the row does not move it); a row with none takes its
     neighbours' gain."""
+    ratios = after.levels / np.maximum(before.levels, np.float32(1))
+    if not before.clipped_share.any() and not after.clipped_share.any():
+        # Most frames: every level measures its row (no mask, no interpolation to work out).
+        ratios.sort(axis=1)
+        count = ratios.shape[1]
+        middle = (ratios[:, (count - 1) // 2] + ratios[:, count // 2]) / 2
+        return middle[:, None], np.ones(len(ratios), bool)
     usable = (before.clipped_share < MEASURES_UNDER) & (after.clipped_share < MEASURES_UNDER)
-    ratios = np.where(usable, after.levels / np.maximum(before.levels, 1.0), np.inf).astype(np.float32)
+    ratios = np.where(usable, ratios, np.float32(np.inf))
     ratios.sort(axis=1)
     counts = usable.sum(axis=1)
     measured = counts > 0
@@ -393,14 +399,6 @@ def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     known = counts[rows]
     middle = (ratios[rows, (known - 1) // 2] + ratios[rows, known // 2]) / 2
     return np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)[:, None], measured
-
-
-def _row_gains_unclipped(before: _Shot, after: _Shot) -> np.ndarray:
-    """_row_gains' gains where neither frame has a clipped pixel: every row measured, over all its levels."""
-    ratios = after.levels / np.maximum(before.levels, np.float32(1))
-    ratios.sort(axis=1)
-    count = ratios.shape[1]
-    return (ratios[:, (count - 1) // 2] + ratios[:, count // 2])[:, None] * np.float32(0.5)
 
 
 def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:

@@ -327,13 +327,16 @@ def camera_choice(camera_args: list[str] | None, default: str) -> tuple[str, str
 
 
 def build_camera(kind: str, replay_path: str | None, config: Config, game: str, twin: bool) -> Any:
+    """The camera the companion reads: a live one (webcam, Pi camera) watched, said and opened again when it gives
+    no picture mid-game (hardware.camera_watch); a replay or the virtual tray as it is."""
     from hardware import camera as cameras
+    from hardware.camera_watch import WatchedCamera
 
     if kind == "virtual":
         return VirtualTrayCamera(game)
     if kind == "webcam":
-        return cameras.WebcamCamera(config.camera.webcam_index, config.camera.width, config.camera.height,
-                                    config.camera.mains_hz)
+        return WatchedCamera(lambda: cameras.WebcamCamera(config.camera.webcam_index, config.camera.width,
+                                                          config.camera.height, config.camera.mains_hz))
     if kind == "replay":
         path = replay_path or config.camera.replay_path
         if not path:
@@ -341,7 +344,8 @@ def build_camera(kind: str, replay_path: str | None, config: Config, game: str, 
         replay = cameras.ReplayCamera(path)
         return HeldPhotos(replay) if Path(path).is_dir() else replay
     if kind == "picamera2":
-        return cameras.PiCamera(config.camera.width, config.camera.height, config.camera.mains_hz)
+        return WatchedCamera(lambda: cameras.PiCamera(config.camera.width, config.camera.height,
+                                                      config.camera.mains_hz))
     raise ConfigError(f"unknown camera {kind!r}; expected virtual, webcam, replay or picamera2")
 
 
@@ -477,6 +481,7 @@ def run_interactive(config: Config, journal_dir: Path, twin: bool, camera_args: 
                 time.sleep(IDLE_SECONDS)
             else:
                 controller.on_frame(frame)
+            controller.on_camera(getattr(camera, "fault", None))    # a live camera's watch (build_camera)
             for event in buttons.drain():
                 controller.on_button(event)
             if isinstance(camera, VirtualTrayCamera):

@@ -125,7 +125,9 @@ def _settled_frame(camera: Any, live: bool) -> np.ndarray:
             frames.append(frame)
             if len(frames) == wanted:
                 return np.median(np.stack(frames[-LIVE_FRAMES:]), axis=0).astype(np.uint8) if live else frames[0]
-    raise CalibrationError("the camera gave no picture: is it connected, and free (the companion stopped)?")
+    why = getattr(camera, "fault", None)        # a live camera's watch says what went wrong (hardware.camera_watch)
+    raise CalibrationError("the camera gave no picture: is it connected, and free (the companion stopped)?"
+                           + (f" ({why})" if why else ""))
 
 
 def _save_preview(path: Path, frame: np.ndarray, region: tuple[int, int, int, int]) -> None:

@@ -58,6 +58,8 @@ log = logging.getLogger("companion.controller")
 
 # Seconds a result message (a round lost, an X bust, a placement) stays up unless a button or a throw comes first.
 MESSAGE_SECONDS = 4.0
+# Said when the live camera gives no picture (on_camera): what the players can do about it, and how the game goes on.
+CAMERA_LOST = "no picture from the camera: check its cable. Throws by hand: hold SELECT, Correct read"
 # Names for players added from the menu beyond the configured ones.
 SPARE_NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 LIVES_CHOICES = (3, 6, 9, 12, 15, 20)
@@ -160,6 +162,7 @@ class Controller:
         self.found_tray: FoundTray | None = None   # the tray found, awaiting STOP (keep) or REROLL
         self.motion = "empty"
         self._camera_fault: str | None = None   # the watcher's fault while it lasts (said once)
+        self._camera_lost = False               # the camera gives no picture (on_camera)
         self.journal_lines: list[str] = []  # every line journaled since start (tests and scripts check them)
         self.last_screen: screens.Rendered | None = None
         self.display_failures = 0
@@ -229,6 +232,19 @@ class Controller:
                 self._refresh()
         if reading is not None:
             self.on_reading(reading)
+
+    def on_camera(self, fault: str | None) -> None:
+        """What the camera's watch says of it every loop (hardware.camera_watch.WatchedCamera.fault: why it gives no
+        picture, logged there in full): said once while it lasts, with how to go on meanwhile, and its end."""
+        lost = fault is not None
+        if lost == self._camera_lost:
+            return
+        self._camera_lost = lost
+        if lost:
+            self._say(CAMERA_LOST, "Camera", short="camera: no picture")
+        else:
+            self.notice = "camera back"
+        self._refresh()
 
     def on_reading(self, reading: Any) -> None:
         """A settled tray's reading (vision TrayReading or TrayRead): a roll when it is sure of two dice. NotAThrow:

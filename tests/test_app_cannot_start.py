@@ -1,4 +1,5 @@
-"""A companion that cannot start says why on the table's screen: at the table there is no other."""
+"""A companion that cannot start, or whose camera is lost while it runs, says why on the table's screen: at the table
+there is no other."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 from companion import app, screens
 from companion.config import Config
+from companion.controller import CAMERA_LOST
 from companion.journal import Journal
 from hardware.display import DummyDisplay
 from hardware.errors import HardwareError
@@ -126,3 +128,41 @@ def test_the_screen_shows_a_long_path_by_its_file_name_so_the_remedy_stays_in_vi
                  "unknown die model 'dice/mine.json'", "roll 1/2 and/or 3/4"):
         assert app.on_the_screen(kept) == kept
     assert app.on_the_screen("no model '/home/pi/dice/mine.json'") == "no model 'mine.json'"
+
+
+def test_a_camera_lost_while_running_is_shown_on_the_screen_and_the_loop_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hardware.camera import CameraSource
+    from hardware.camera_watch import SILENT_SECONDS, WatchedCamera
+
+    now = [0.0]
+
+    class Unplugged(CameraSource):
+        def read(self) -> None:
+            now[0] += 0.5           # each read waits for a frame that never comes
+            return None
+
+    class StopAfter:
+        """The twin keyboard, pressed by nobody: Ctrl-C once the loop has run `loops` times."""
+
+        def __init__(self, loops: int) -> None:
+            self.loops = loops
+
+        def drain(self) -> list[object]:
+            self.loops -= 1
+            if self.loops == 0:
+                raise KeyboardInterrupt
+            return []
+
+        def close(self) -> None:
+            pass
+
+    display = DummyDisplay()
+    monkeypatch.setattr(app, "build_display", lambda config, twin: display)
+    monkeypatch.setattr(app, "build_camera", lambda *args: WatchedCamera(Unplugged, clock=lambda: now[0]))
+    monkeypatch.setattr(app, "_keyboard_with_throw", lambda camera: StopAfter(round(2 * SILENT_SECONDS) + 5))
+    monkeypatch.setattr(app, "TrayWatcher", lambda config, saved_in=None: None)
+    monkeypatch.setattr(app.time, "sleep", lambda seconds: None)
+    assert app.run_interactive(Config(), tmp_path / "journal", True, None) == 0
+    said = screens.render(screens.MessageView("Camera", (CAMERA_LOST,), footer="any button: continue"))
+    assert display.image is not None and display.image.tobytes() == said.image.tobytes()

@@ -359,6 +359,35 @@ def test_a_camera_fault_of_every_frame_is_said_and_logged_once_while_it_lasts(
     assert [r.getMessage() for r in caplog.records] == ["cannot read the tray: the tray is dark"] * 2
 
 
+def test_a_camera_lost_mid_game_is_said_once_the_throws_go_on_by_hand_and_its_return_is_said(
+        tmp_path: Path) -> None:
+    now = [0.0]
+    controller, display = make(tmp_path)
+    controller.clock = lambda: now[0]
+    roll(controller, "6", "3")
+    press(controller, "stop")                # Ann keeps 63: Bob throws
+    controller.on_camera("no picture for 5 s")
+    assert controller.message is not None and controller.message.title == "Camera"
+    assert "Correct read" in " ".join(controller.message.lines) and controller.notice == "camera: no picture"
+    shown = len(display.shown)
+    now[0] = 10.0
+    controller.tick()                        # the message times out; the bottom line keeps saying it
+    for _ in range(30):                      # the loop reports the fault every frame, and what it turns to: said once
+        controller.on_camera("cannot open webcam 0: no such camera, or it is busy")
+    assert controller.message is None and len(display.shown) == shown + 1
+    assert "camera: no picture" in screen(controller)
+    # Bob's throw entered by hand (the menu's Correct read), as the camera cannot see it.
+    press(controller, "select", "hold")
+    press(controller, "select")
+    press(controller, "stop")
+    press(controller, "reroll")              # 1 -> 2
+    press(controller, "reroll")              # 2 -> 3
+    press(controller, "stop")
+    assert journal_lines(controller)[-1] == "roll 3 1" and controller.mode == "play"
+    controller.on_camera(None)
+    assert controller.notice == "camera back" and "camera back" in screen(controller)
+
+
 def test_a_face_no_die_has_is_refused_not_raised(tmp_path: Path) -> None:
     controller, _ = make(tmp_path)
     roll(controller, "star", "3")

@@ -300,6 +300,23 @@ def test_the_pi_camera_is_told_the_mains_of_the_config(monkeypatch: pytest.Monke
     assert made == [(1280, 960, 50), (640, 480, 60)]
 
 
+def test_live_cameras_are_watched_and_replays_are_not(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import hardware.camera
+    from hardware.camera_watch import WatchedCamera
+
+    class Webcam:
+        def __init__(self, *args: object) -> None:
+            pass
+
+    monkeypatch.setattr(hardware.camera, "WebcamCamera", Webcam)
+    monkeypatch.setattr(hardware.camera, "PiCamera", Webcam)
+    assert isinstance(build_camera("webcam", None, Config(), "mex", False), WatchedCamera)
+    assert isinstance(build_camera("picamera2", None, Config(), "mex", False), WatchedCamera)
+    (tmp_path / "tray.png").write_bytes((Path(__file__).parent / "scripts" / "photos" / "mex-63.png").read_bytes())
+    assert not isinstance(build_camera("replay", str(tmp_path), Config(), "mex", True), WatchedCamera)
+    assert not isinstance(build_camera("virtual", None, Config(), "mex", True), WatchedCamera)
+
+
 def test_run_rejects_json_without_a_script(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["run", "--twin", "--json"]) == 2
     assert "--json only goes with --script" in capsys.readouterr().err

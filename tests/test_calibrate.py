@@ -190,3 +190,16 @@ def test_a_camera_option_with_too_many_words_is_refused_by_name(tmp_path: Path, 
     assert cli_main(["calibrate", "--config", str(config), "--camera", "replay", "a", "b", "--write"]) == 2
     assert "--camera takes a kind and, for replay, one path" in capsys.readouterr().err
     assert config.read_text() == CONFIG
+
+
+def test_a_live_camera_that_gives_no_picture_is_refused_saying_what_its_watch_saw() -> None:
+    from companion.calibrate import _settled_frame
+    from hardware.camera import CameraSource
+    from hardware.camera_watch import WatchedCamera
+
+    class Failing(CameraSource):
+        def read(self) -> np.ndarray | None:
+            raise OSError("select() timeout")
+
+    with pytest.raises(CalibrationError, match=r"gave no picture.*\(the camera failed: select\(\) timeout\)"):
+        _settled_frame(WatchedCamera(Failing), live=True)

@@ -95,6 +95,7 @@ class MotionUpdate:
     still_frames: int = 0      # consecutive frames without motion, this one included
     was_there: bool = False    # read_now for what lay in the tray before anything moved: no throw seen happening
     occupied: bool = False     # read_now though something large still lay in the tray after hand_patience frames
+    picture: bool = True       # False: the frame showed no picture (shows_no_picture) and was not compared
 
 
 class MotionTracker:
@@ -181,7 +182,7 @@ class MotionTracker:
             # No picture (a camera's first frames, black or white until its exposure settles; the lens covered):
             # nothing to compare. Else the tray's first picture after one is "motion", and the throw lying there
             # since before a power cut would be read as a new one.
-            return MotionUpdate(self._state, False, 0.0, False, self._still)
+            return MotionUpdate(self._state, False, 0.0, False, self._still, picture=False)
         previous, self._previous = self._previous, small
         if previous is None or previous.levels.shape != small.levels.shape:
             # First frame (or the camera changed size): nothing to compare with, so nothing is known to be still.

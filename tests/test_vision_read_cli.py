@@ -153,6 +153,10 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
                   if line.startswith(("| d6, any look ", "| black d6 on dark felt ", "| excape, any look ",
                                       "| black d6 on felt, runs ", "| d6 resting together "))]
     assert len(throw_rows) == 5
+    # The dim-room throws, each read from its last frame alone and from its still frames' mean (vision.settled).
+    throw_rows += [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
+                   if line.startswith(("| felt, dim: one frame ", "| felt, dim: frames' mean "))]
+    assert len(throw_rows) == 7
     for name, throws, dice, _, _, _, accepted_wrong in throw_rows:
         assert (throws, dice) == ("2", "4") and 0 <= int(accepted_wrong) <= 2, name
     assert "| set " in out and "| virtual d6 " in out and "| virtual excape " in out

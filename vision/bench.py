@@ -283,6 +283,32 @@ def run_throws(index: int, throws: int) -> ThrowTally:
     return tally
 
 
+# Throws as the camera films them (vision.virtual_tray.roll_frames), read from the still frames the table's motion
+# tracker waits for (the config's still_frames) and the frame before them, which each matched: their mean, as the
+# table reads a throw since session 44 (vision.settled), against the last frame alone, as it did before. In a dim
+# room, where a camera's noise is high (sigma 9 levels) and black dice on dark felt are the reader's hardest case.
+STILL_LOOK = {"die_colour": "black", "tray": "felt", "noise": 9.0}
+STILL_SEED_START = THROW_SEED_START + 50_000
+
+
+def run_still_throws(throws: int) -> tuple[ThrowTally, ThrowTally]:
+    """Throws of two black d6 on felt in a dim room, each read from its last still frame alone and from the mean of
+    its still frames (vision.settled), expecting two dice."""
+    from companion.config import VisionConfig
+    from vision.settled import settled_picture
+    from vision.virtual_tray import render_tray, roll_frames
+
+    still = VisionConfig().still_frames + 1
+    last, mean = ThrowTally("felt, dim: one frame"), ThrowTally("felt, dim: frames' mean")
+    for k in range(throws):
+        seed = STILL_SEED_START + k
+        frames = roll_frames(seed, D6, n_dice=THROW_DICE, rolling=2, still=still, **STILL_LOOK)
+        truth = [(d.label, d.box) for d in render_tray(seed, D6, n_dice=THROW_DICE, **STILL_LOOK).dice]
+        last.add(read_tray(frames[-1], D6, expect=THROW_DICE), truth, f"seed {seed}")
+        mean.add(read_tray(settled_picture(frames[-still:]), D6, expect=THROW_DICE), truth, f"seed {seed}")
+    return last, mean
+
+
 def run_hazards(hazard: str, trays: int, taught: bool = False) -> HazardTally:
     """Trays with one hazard, each read expecting the dice thrown: d6 and Excape in turn, or (taught) the card die,
     its TAUGHT_MODELS models in turn, in its look."""
@@ -607,7 +633,8 @@ def main(argv: list[str]) -> int:
 
     hazard_tallies = ([*(run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES),
                        run_hazards(TAUGHT_HAZARD, args.hazard_trays, taught=True)] if args.hazard_trays else [])
-    throw_tallies = [run_throws(k, args.throws) for k in range(len(THROW_SETS))] if args.throws > 0 else []
+    throw_tallies = ([*(run_throws(k, args.throws) for k in range(len(THROW_SETS))), *run_still_throws(args.throws)]
+                     if args.throws > 0 else [])
     watch_tallies = [watch_set(k, args.watched_throws) for k in range(len(WATCH_SETS))] if args.watched_throws else []
     calibration = run_calibration(args.calibration_trays) if args.calibration_trays else None
 

@@ -64,8 +64,9 @@ def setup_from_config(config: Config) -> GameSetup:
 class TrayWatcher:
     """vision's motion tracker and reader behind one call: `(frame, game) -> (motion state, reading or None)`.
 
-    The tracker decides when the dice have come to rest (once per throw); only then is the frame read, with the
-    die model for the game being played (or the taught model from the config).
+    The tracker decides when the dice have come to rest (once per throw); only then is the tray read, from the mean
+    of the still frames (vision.settled), with the die model for the game being played (or the taught model from
+    the config).
     """
 
     def __init__(self, config: Config | None = None, saved_in: Path | None = None) -> None:

@@ -1,13 +1,15 @@
 """The picture a settled throw is read from: the mean of its still frames, the camera's noise averaged out.
 
 Once the dice are at rest the camera's frames differ only by its sensor's noise (and a lamp's bands), so the mean of
-the `still_frames` frames the motion tracker waited for shows the same dice with the noise's spread shrunk by the
-root of their number: half with four. Noise is what a dim room costs a camera, and it hides what the reader finds
-hardest, a black die's body on dark felt. On fresh virtual throws of two black d6 on felt (seeds 5,960,000+, 200
-throws) the last still frame read 97.25% of the dice right, the mean of the last four 98.50%; in a dim room (noise
-sigma 9, 5,966,000+) 93.75% against 98.00%, and one 2 read as a sure 1 (a Mexx never thrown) no more. Random d6,
-Excape, marbled and marbled-gold throws (300 each, 5,961,000+ to 5,964,000+) read within a die or two either way,
-none more wrong (session 44, vision/training/README.md).
+the frames the motion tracker waited for shows the same dice with the noise's spread shrunk by the root of their
+number: halved with four. Noise is what a dim room costs a camera, and it hides what the reader finds hardest, a
+black die's body on dark felt. Fresh two-dice throws (session 44, vision/training/README.md), read from the last still
+frame alone and from the mean of four: black d6 on felt 97.25 -> 98.50% of the dice right at 640x480 and 96.00 ->
+96.50% at 1280x960 (200 throws each); in a dim room (noise sigma 9) 93.75 -> 98.00% and 97.25 -> 98.25%, one 2 read
+as a sure 1 (a Mexx never thrown) gone; under lamps pulsing 15%, 97.25 -> 97.50%. Random looks, 300 throws a set:
+d6 one die more right at 640x480, one fewer at 1280x960, none either way in a dim room; Excape one fewer at each
+size, one more in a dim room; marbled d6 two fewer, marbled Excape with gold pips two more. Each die lost is left
+unsure, none is read wrong.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-# The most still frames averaged: the tracker reads after 3 (vision.motion, `still_frames`); a hand resting in the
-# tray makes it wait longer, and a longer mean would gain little and cost a frame's copy each.
+# The most frames averaged: the table's tracker reads after 3 still frames (vision.motion, `still_frames`), each
+# matching the one before, so the frame before them shows the dice at rest too: four. A hand resting in the tray
+# makes the tracker wait longer; a longer mean would gain little more.
 MOST_FRAMES = 4
 
 

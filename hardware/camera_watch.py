@@ -1,9 +1,10 @@
 """A live camera kept alive for years: one that stops giving pictures mid-game is said, and opened again.
 
-A USB webcam pulled out, or whose driver gives up, makes OpenCV's `read()` fail for ever; the Pi camera's libcamera
-can raise on a frame, or hand back the same buffer again and again. Without a watch the companion would sit there
-with the game on its screen and never read another throw, and nothing would say why. `WatchedCamera` wraps the
-live camera (never a replay or a twin, whose pictures may end or repeat on purpose) and, as `read()` is called:
+A USB webcam pulled out, or whose driver gives up, makes OpenCV's `read()` fail for ever; picamera2 can raise on a
+frame (a libcamera timeout), and a stuck driver can hand back the same picture again and again. Without a watch the
+companion would sit there with the game on its screen and never read another throw, and nothing would say why.
+`WatchedCamera` wraps the live camera (never a replay or a twin, whose pictures may end or repeat on purpose) and, as
+`read()` is called:
 
 - after SILENT_SECONDS without a picture, or at once when the camera raises, says so (`fault`), closes it and
   opens it again, then again every RETRY_SECONDS until a picture comes (a camera that cannot be opened says why);

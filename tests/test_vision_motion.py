@@ -359,6 +359,8 @@ def test_a_camera_starting_black_does_not_make_the_dice_lying_there_a_throw() ->
         updates = run(MotionTracker(still_frames=3), [blank, blank, *lying])
         assert [u.state for u in updates[:2]] == ["empty", "empty"] and not any(u.hand for u in updates)
         assert reads(updates) == [2 + 3] and updates[2 + 3].was_there
+        # ... and says which frames showed no picture: the table never averages one into a settle (vision.settled).
+        assert [u.picture for u in updates] == [False, False] + [True] * len(lying)
     tracker = MotionTracker(still_frames=3)
     run(tracker, lying)
     # The lens covered, then uncovered on the same tray: no new throw either.

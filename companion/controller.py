@@ -60,6 +60,16 @@ log = logging.getLogger("companion.controller")
 MESSAGE_SECONDS = 4.0
 # Said when the live camera gives no picture (on_camera): what the players can do about it, and how the game goes on.
 CAMERA_LOST = "no picture from the camera: check its cable. Throws by hand: hold SELECT, Correct read"
+# Throws refused in a row for the same fault of the picture (not of the throw: a cocked or stacked die is the
+# players' to throw again) before the players are told what to mend, and how to go on meanwhile. "Roll again" said a
+# third time about a camera out of focus or a tray in the dark helps nobody.
+REPEATED_REFUSALS = 3
+REFUSAL_REMEDIES = {
+    "blurred": "throws blurred: focus the camera, light the tray",
+    "unclear": "throws unreadable: light the tray evenly",
+    "missed": "throws short of dice: throw inside the tray",
+    "rim": "throws by the rim: tray moved? Menu: Find the tray",
+}
 # Names for players added from the menu beyond the configured ones.
 SPARE_NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon")
 LIVES_CHOICES = (3, 6, 9, 12, 15, 20)
@@ -163,6 +173,7 @@ class Controller:
         self.motion = "empty"
         self._camera_fault: str | None = None   # the watcher's fault while it lasts (said once)
         self._camera_lost = False               # the camera gives no picture (on_camera)
+        self._refused: list[str | None] = []    # the picture's fault in each throw refused since the last roll
         self.journal_lines: list[str] = []  # every line journaled since start (tests and scripts check them)
         self.last_screen: screens.Rendered | None = None
         self.display_failures = 0
@@ -260,7 +271,13 @@ class Controller:
         if refusal is not None:
             self.last_unsure = tuple((d.face if d.face in FACES_BY_GAME["excape"] else "1") for d in read.dice[:2]) \
                 if len(read.dice) == 2 else None  # type: ignore[assignment]
-            self._say(f"re-roll: {refusal}", "Re-roll")
+            self._refused.append(_picture_fault(read))
+            remedy = self._remedy()
+            if remedy is None:
+                self._say(f"re-roll: {refusal}", "Re-roll")
+            else:
+                self._say(f"{len(self._refused)} {remedy}. By hand: hold SELECT, Correct read", "Camera unsure",
+                          short=f"re-roll: {refusal}")
             log.info("read refused: %s", refusal)
             self._refresh()
             self._signal("reroll")
@@ -273,6 +290,7 @@ class Controller:
             self._refresh()
             return
         self.last_unsure = None
+        self._refused = []
         self.message = None
         if self.mode != "play":
             self.pending_roll = faces
@@ -302,6 +320,14 @@ class Controller:
         if read.status != "ok":
             return read.reason or "the camera is unsure"
         return None
+
+    def _remedy(self) -> str | None:
+        """What to mend, when the last REPEATED_REFUSALS throws (and every REPEATED_REFUSALS more) were refused for
+        the same fault of the picture."""
+        faults = self._refused[-REPEATED_REFUSALS:]
+        if len(self._refused) % REPEATED_REFUSALS or len(set(faults)) != 1 or faults[0] is None:
+            return None
+        return REFUSAL_REMEDIES[faults[0]]
 
     def on_button(self, event: ButtonLike) -> None:
         """One button event (press or hold) from the queue."""
@@ -603,6 +629,7 @@ class Controller:
         if self._apply(roll):
             self.mode = "play"
             self.last_unsure = None
+            self._refused = []
 
     # ------------------------------------------------------------------ scripted actions
 
@@ -808,6 +835,21 @@ def _high_first(faces: tuple[str, str]) -> tuple[str, str]:
         return int(face) if face.isdigit() else 0
     high, low = sorted(faces, key=rank, reverse=True)
     return high, low
+
+
+def _picture_fault(read: TrayRead) -> str | None:
+    """The fault of the picture a refused read shows (a REFUSAL_REMEDIES key), or None for one of the throw (a die
+    cocked, stacked, cut by the frame's edge, or of another game) or of none."""
+    if len(read.dice) < 2:
+        return "missed"
+    reasons = {die.reason or "unclear" for die in read.dice if not die.sure}
+    if reasons & {"on the tray's rim", "outside the tray"}:
+        return "rim"
+    if reasons == {"blurred"}:
+        return "blurred"
+    if reasons == {"unclear"}:
+        return "unclear"
+    return None
 
 
 def _short_reason(text: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.controller import Controller, ControllerError, TrayDie, TrayRead
+from companion.controller import REPEATED_REFUSALS, Controller, ControllerError, TrayDie, TrayRead
 from companion.journal import Journal
 from companion.rules import GameSetup
 from companion.screens import illegible_texts
@@ -386,6 +386,57 @@ def test_a_camera_lost_mid_game_is_said_once_the_throws_go_on_by_hand_and_its_re
     assert journal_lines(controller)[-1] == "roll 3 1" and controller.mode == "play"
     controller.on_camera(None)
     assert controller.notice == "camera back" and "camera back" in screen(controller)
+
+
+def refuse(controller: Controller, *dice: TrayDie) -> str:
+    """A throw the camera refused: the title of the message said, or "re-roll" when the bottom line holds it all."""
+    controller.message = None
+    controller.on_reading(TrayRead("reroll", "refused", dice))
+    if controller.message is not None:
+        return controller.message.title
+    assert controller.notice is not None and controller.notice.startswith("re-roll: ")
+    return "re-roll"
+
+
+def test_throws_refused_in_a_row_for_the_same_fault_of_the_picture_say_what_to_mend(tmp_path: Path) -> None:
+    controller, _ = make(tmp_path)
+    blurred = (TrayDie("?", False, "blurred"), TrayDie("5", True))
+    said = [refuse(controller, *blurred) for _ in range(REPEATED_REFUSALS * 2)]
+    assert said == ["re-roll", "re-roll", "Camera unsure"] * 2     # said again after as many more
+    assert controller.message is not None and controller.message.lines == (
+        "6 throws blurred: focus the camera, light the tray. By hand: hold SELECT, Correct read",)
+    assert controller.notice == "re-roll: die 1 is blurred" and controller.game.events == ()
+    # A die missed, or read by the tray's rim: the picture's fault too, each with its own remedy.
+    controller, _ = make(tmp_path / "2")
+    assert [refuse(controller, TrayDie("4", True)) for _ in range(3)][-1] == "Camera unsure"
+    assert "short of dice" in controller.message.lines[0]
+    controller, _ = make(tmp_path / "3")
+    rim = (TrayDie("?", False, "on the tray's rim"), TrayDie("5", True))
+    assert [refuse(controller, *rim) for _ in range(3)][-1] == "Camera unsure"
+    assert "Find the tray" in controller.message.lines[0]
+
+
+def test_no_remedy_for_faults_of_the_throw_mixed_faults_or_a_streak_a_roll_broke(tmp_path: Path) -> None:
+    unclear = (TrayDie("?", False, "unclear"), TrayDie("5", True))
+    blurred = (TrayDie("?", False, "blurred"), TrayDie("5", True))
+    controller, _ = make(tmp_path)
+    assert [refuse(controller, TrayDie("?", False, "cocked"), TrayDie("5", True)) for _ in range(3)] == ["re-roll"] * 3
+    controller, _ = make(tmp_path / "2")
+    assert [refuse(controller, *d) for d in (blurred, unclear, blurred)] == ["re-roll"] * 3
+    controller, _ = make(tmp_path / "3")
+    refuse(controller, *unclear)
+    refuse(controller, *unclear)
+    roll(controller, "6", "3")                       # a throw read: the players' picture is fine after all
+    press(controller, "stop")                        # Ann keeps it: Bob throws
+    assert refuse(controller, *unclear) == "re-roll"
+    assert [refuse(controller, *unclear) for _ in range(2)][-1] == "Camera unsure"
+    # A throw entered by hand breaks the streak too.
+    press(controller, "select", "hold")
+    press(controller, "select")                      # -> Correct read
+    press(controller, "stop")
+    press(controller, "stop")
+    assert journal_lines(controller)[-1] == "roll 5 1"
+    assert [refuse(controller, *unclear) for _ in range(2)] == ["re-roll"] * 2
 
 
 def test_a_face_no_die_has_is_refused_not_raised(tmp_path: Path) -> None:

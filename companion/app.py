@@ -128,6 +128,8 @@ class TrayWatcher:
         update = self.tracker.update(frame)
         self._last_frame = frame
         if update.picture:
+            if self._recent and self._recent[-1].shape != frame.shape:
+                self._recent.clear()            # a camera turned grey, say: frames of one scene are of one shape
             self._recent.append(frame)
         if not update.read_now:
             return update.state, None

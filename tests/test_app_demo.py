@@ -106,7 +106,7 @@ def test_a_settled_throw_is_read_from_the_mean_of_its_still_frames(seed: int) ->
     assert last_alone.status == "reroll"
 
 
-def test_the_mean_is_of_the_settle_and_the_frame_it_matched_never_of_a_frame_with_no_picture(
+def test_the_mean_is_of_the_settle_and_the_frame_it_matched_never_of_no_picture_or_another_kind(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
@@ -133,6 +133,15 @@ def test_the_mean_is_of_the_settle_and_the_frame_it_matched_never_of_a_frame_wit
     # frame before it), matched the next: the dice lay as they do in the three.
     assert len(pictures) == 1
     assert np.array_equal(pictures[0], settled_picture(throw[3:7]))
+    # Frames of another kind at the same size (the camera turned grey as the dice settled) are never averaged with
+    # those before them: the still scene goes on, its mean starts again.
+    import cv2
+
+    again = roll_frames(7362, D6, n_dice=2, rolling=3, still=5, **DIM_FELT)
+    grey = [cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) for frame in again]
+    for frame in [*again[:5], *grey[5:]]:
+        watcher(frame, "mex")
+    assert len(pictures) == 2 and np.array_equal(pictures[1], settled_picture(grey[5:7]))
 
 
 def test_a_throw_read_again_after_a_lamp_is_lit_is_not_a_second_roll() -> None:

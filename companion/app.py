@@ -18,7 +18,6 @@ import re
 import signal
 import sys
 import time
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -77,7 +76,7 @@ class TrayWatcher:
         from vision.motion import MotionTracker
         from vision.read import load_nets
         from vision.recognise import check_model
-        from vision.settled import MOST_FRAMES
+        from vision.settled import SettledFrames
 
         self.config = config or Config()
         self.tracker = MotionTracker(still_frames=self.config.vision.still_frames)
@@ -88,8 +87,7 @@ class TrayWatcher:
         self.tray = (load_saved_tray(saved_in) if saved_in is not None else None) or configured
         self._frame_size: tuple[int, int] | None = None     # the frames' size: the tracker's tray is scaled to it
         self._last_frame: Any = None
-        # The last frames that showed a picture: a settle is read from the mean of its still ones (vision.settled).
-        self._recent: deque[Any] = deque(maxlen=MOST_FRAMES)
+        self._recent = SettledFrames()          # a settle is read from the mean of its still frames
         self._said_moved = False                 # "Tray moved?" said, and the tray not seen back in place since
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
@@ -116,7 +114,6 @@ class TrayWatcher:
 
     def __call__(self, frame: Any, game: str) -> tuple[str, Any]:
         from vision.read import read_tray
-        from vision.settled import settled_picture
 
         shape = getattr(frame, "shape", ())      # not a frame: the tracker says so
         if len(shape) >= 2 and (shape[1], shape[0]) != self._frame_size:
@@ -127,19 +124,15 @@ class TrayWatcher:
             self._recent.clear()
         update = self.tracker.update(frame)
         self._last_frame = frame
-        if update.picture:
-            if self._recent and self._recent[-1].shape != frame.shape:
-                self._recent.clear()            # a camera turned grey, say: frames of one scene are of one shape
-            self._recent.append(frame)
+        self._recent.add(frame, update)
         if not update.read_now:
             return update.state, None
         model = self.model_for(game)
         if model is not self._sides_of:
             self.sides.forget()
             self._sides_of = model
-        # The still frames and the one before them, which each of them matched: the dice at rest in every one.
-        picture = settled_picture(list(self._recent)[-(update.still_frames + 1):])
-        reading = read_tray(picture, model, tray=self.tracker.tray, expect=2, die_side=self.sides.side)
+        reading = read_tray(self._recent.picture(update), model, tray=self.tracker.tray, expect=2,
+                            die_side=self.sides.side)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1
         # Dice that lay in the tray as the companion started (after a power cut, the last throw: its roll is in the

@@ -14,9 +14,12 @@ unsure, none is read wrong.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 import numpy as np
+
+from vision.motion import MotionUpdate
 
 # The most frames averaged: the table's tracker reads after 3 still frames (vision.motion, `still_frames`), each
 # matching the one before, so the frame before them shows the dice at rest too: four. A hand resting in the tray
@@ -41,3 +44,26 @@ def settled_picture(frames: Sequence[np.ndarray]) -> np.ndarray:
         total += frame
     total += len(used) // 2                     # to the nearest level, not down
     return (total // len(used)).astype(np.uint8)
+
+
+class SettledFrames:
+    """The last frames of a watched tray that showed a picture, kept for the mean a settle is read from: feed every
+    frame with the motion tracker's update for it (vision.motion), and ask for the picture when it says read_now."""
+
+    def __init__(self) -> None:
+        self._frames: deque[np.ndarray] = deque(maxlen=MOST_FRAMES)
+
+    def add(self, frame: np.ndarray, update: MotionUpdate) -> None:
+        if not update.picture:
+            return                      # a black or white frame the tracker skipped: never in a mean
+        if self._frames and self._frames[-1].shape != frame.shape:
+            self._frames.clear()        # a camera turned grey, say: frames of one scene are of one shape
+        self._frames.append(frame)
+
+    def clear(self) -> None:
+        self._frames.clear()
+
+    def picture(self, update: MotionUpdate) -> np.ndarray:
+        """The picture to read for a settle (update.read_now): the mean of its still frames and of the one before
+        them, which the first of them matched, so the dice lay at rest in it too."""
+        return settled_picture(list(self._frames)[-(update.still_frames + 1):])

@@ -7,7 +7,9 @@ holds the game up, and a throw read twice is counted twice. The sets: dice of an
 (the least contrast a throw makes), a hand throwing, and lamps that pulse on mains power (LED, fluorescent), whose
 light swings by the given share either way; a rolling-shutter camera sees the pulses as bands across the frame that
 move from frame to frame (vision.virtual_tray.Flicker: each case draws the bands' period and step), and a knock on
-the table once the first throw was read, which leaves the view a few pixels off and throws nothing.
+the table once the first throw was read, which leaves the view a few pixels off and throws nothing. Each settle is
+read as the table reads it, from the mean of its still frames (vision.settled), expecting the dice thrown: a throw is
+read right when it was read once, at rest, and accepted with the faces thrown.
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float], bo
     ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS, False),
     ("d6, the table knocked", D6, {}, 0, 0.0, BANDS, True),
 )
-WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving |\n"
-                "|-------------------------|--------|--------------------|----------|------------|-------------|")
+WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving "
+                "| read right |\n"
+                "|-------------------------|--------|--------------------|----------|------------|-------------"
+                "|------------|")
 
 
 @dataclass
@@ -58,10 +62,12 @@ class WatchTally:
     missed: int = 0
     twice: int = 0
     while_moving: int = 0
+    read_right: int = 0         # read once at rest, and that read accepted with the faces thrown
     examples: list[str] | None = None
 
-    def add(self, reads: list[int], rest_from: int, where: str) -> None:
-        """One throw: the frames (from its first) the tracker asked to read, and its first frame at rest."""
+    def add(self, reads: list[int], rest_from: int, where: str, right: bool = False, said: str = "") -> None:
+        """One throw: the frames (from its first) the tracker asked to read, and its first frame at rest; `right`:
+        whether its one read was accepted with the faces thrown (`said`: what it read, for the examples)."""
         self.throws += 1
         moving = any(frame < rest_from for frame in reads)
         self.while_moving += moving
@@ -71,14 +77,17 @@ class WatchTally:
             self.twice += 1
         elif not moving:
             self.once_at_rest += 1
+            self.read_right += right
         if self.examples is not None and (moving or len(reads) != 1):
             self.examples.append(f"{where}: read at frames {reads}, at rest from {rest_from}")
+        elif self.examples is not None and not right:
+            self.examples.append(f"{where}: read once at rest, {said}")
 
     def row(self) -> str:
         def share(count: int) -> str:
             return f"{100 * count / self.throws:6.1f}%" if self.throws else "    - "
         return (f"| {self.name:<23} | {self.throws:6d} | {share(self.once_at_rest):>18} | {share(self.missed):>8} | "
-                f"{share(self.twice):>10} | {share(self.while_moving):>11} |")
+                f"{share(self.twice):>10} | {share(self.while_moving):>11} | {share(self.read_right):>10} |")
 
 
 def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = WATCH_SEED_START) -> WatchTally:
@@ -88,7 +97,9 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
     import cv2
 
     from vision.motion import MotionTracker
-    from vision.virtual_tray import Flicker, roll_frames
+    from vision.read import read_tray
+    from vision.settled import SettledFrames
+    from vision.virtual_tray import Flicker, render_tray, roll_frames
 
     def moved(frames: list[np.ndarray], dx: float, dy: float) -> list[np.ndarray]:
         matrix = np.float32([[1, 0, dx], [0, 1, dy]])
@@ -110,12 +121,18 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
             dx, dy = rng.uniform(3, 16, 2) * rng.choice([-1, 1], 2)
             throws = [throws[0] + moved(throws[0][-1:], -dx, 2 * dy) + moved(throws[0][-WATCH_STILL:], dx, dy),
                       moved(throws[1], dx, dy)]
-        tracker = MotionTracker(still_frames=WATCH_STILL_FRAMES)
+        tracker, settled = MotionTracker(still_frames=WATCH_STILL_FRAMES), SettledFrames()
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
-            reads = []
+            thrown = sorted(d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice)
+            reads, readings = [], []
             for index_in_throw, frame in enumerate(frames):
-                if tracker.update(frame).read_now:
+                update = tracker.update(frame)
+                settled.add(frame, update)
+                if update.read_now:
                     reads.append(index_in_throw)
+                    readings.append(read_tray(settled.picture(update), model, expect=dice))
                     tracker.mark_read(dice)
-            tally.add(reads, hand + WATCH_ROLLING, f"seed {seed} throw {number + 1}")
+            said = ", ".join(f"{r.status} {sorted(r.faces)}" for r in readings) + f" for {thrown}"
+            right = len(readings) == 1 and readings[0].status == "ok" and sorted(readings[0].faces) == thrown
+            tally.add(reads, hand + WATCH_ROLLING, f"seed {seed} throw {number + 1}", right, said)
     return tally

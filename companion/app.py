@@ -87,7 +87,7 @@ class TrayWatcher:
         self.tray = (load_saved_tray(saved_in) if saved_in is not None else None) or configured
         self._frame_size: tuple[int, int] | None = None     # the frames' size: the tracker's tray is scaled to it
         self._last_frame: Any = None
-        self._recent = SettledFrames()          # a settle is read from the mean of its still frames
+        self._settled = SettledFrames()         # a settle is read from the mean of its still frames
         self._said_moved = False                 # "Tray moved?" said, and the tray not seen back in place since
         self._models = dict(BUILTIN_MODELS)
         self._custom = load_model(self.config.vision.model) if self.config.vision.model else None
@@ -121,17 +121,16 @@ class TrayWatcher:
             self.tracker.tray = tray_in_frame(self.tray, (shape[1], shape[0]))
             self._frame_size = (shape[1], shape[0])
             self.sides.forget()
-            self._recent.clear()
         update = self.tracker.update(frame)
         self._last_frame = frame
-        self._recent.add(frame, update)
+        self._settled.add(frame, update)
         if not update.read_now:
             return update.state, None
         model = self.model_for(game)
         if model is not self._sides_of:
             self.sides.forget()
             self._sides_of = model
-        reading = read_tray(self._recent.picture(update), model, tray=self.tracker.tray, expect=2,
+        reading = read_tray(self._settled.picture(update), model, tray=self.tracker.tray, expect=2,
                             die_side=self.sides.side)
         self.tracker.mark_read(len(reading.dice))
         self.reads += 1

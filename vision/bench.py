@@ -56,7 +56,7 @@ from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading, match_boxes
-from vision.watch_bench import WATCH_HEADER, WATCH_SEEDS_EACH, WATCH_SETS, watch_set
+from vision.watch_bench import WATCH_HEADER, WATCH_SEEDS_EACH, WATCH_SETS, WATCH_STILL_FRAMES, watch_set
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
@@ -294,11 +294,10 @@ STILL_SEED_START = THROW_SEED_START + 50_000
 def run_still_throws(throws: int) -> tuple[ThrowTally, ThrowTally]:
     """Throws of two black d6 on felt in a dim room, each read from its last still frame alone and from the mean of
     its still frames (vision.settled), expecting two dice."""
-    from companion.config import VisionConfig
     from vision.settled import settled_picture
     from vision.virtual_tray import render_tray, roll_frames
 
-    still = VisionConfig().still_frames + 1
+    still = WATCH_STILL_FRAMES + 1
     last, mean = ThrowTally("felt, dim: one frame"), ThrowTally("felt, dim: frames' mean")
     for k in range(throws):
         seed = STILL_SEED_START + k

@@ -57,11 +57,8 @@ class SettledFrames:
         if not update.picture:
             return                      # a black or white frame the tracker skipped: never in a mean
         if self._frames and self._frames[-1].shape != frame.shape:
-            self._frames.clear()        # a camera turned grey, say: frames of one scene are of one shape
+            self._frames.clear()        # another size, or a camera turned grey: one scene's frames are of one shape
         self._frames.append(frame)
-
-    def clear(self) -> None:
-        self._frames.clear()
 
     def picture(self, update: MotionUpdate) -> np.ndarray:
         """The picture to read for a settle (update.read_now): the mean of its still frames and of the one before

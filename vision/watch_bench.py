@@ -96,6 +96,7 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
         raise ValueError(f"watched cases per set must be 0..{WATCH_SEEDS_EACH}, got {cases}")
     import cv2
 
+    from vision.bench import faces_are  # (here: vision.bench imports this module)
     from vision.motion import MotionTracker
     from vision.read import read_tray
     from vision.settled import SettledFrames
@@ -123,7 +124,7 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
                       moved(throws[1], dx, dy)]
         tracker, settled = MotionTracker(still_frames=WATCH_STILL_FRAMES), SettledFrames()
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
-            thrown = sorted(d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice)
+            thrown = [d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice]
             reads, readings = [], []
             for index_in_throw, frame in enumerate(frames):
                 update = tracker.update(frame)
@@ -132,7 +133,7 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
                     reads.append(index_in_throw)
                     readings.append(read_tray(settled.picture(update), model, expect=dice))
                     tracker.mark_read(dice)
-            said = ", ".join(f"{r.status} {sorted(r.faces)}" for r in readings) + f" for {thrown}"
-            right = len(readings) == 1 and readings[0].status == "ok" and sorted(readings[0].faces) == thrown
+            said = ", ".join(f"{r.status} {sorted(r.faces)}" for r in readings) + f" for {sorted(thrown)}"
+            right = len(readings) == 1 and readings[0].status == "ok" and faces_are(readings[0], thrown)
             tally.add(reads, hand + WATCH_ROLLING, f"seed {seed} throw {number + 1}", right, said)
     return tally

@@ -20,11 +20,11 @@ crest) a level only bounds its light, and a change counts beyond the bounds.
 Motion alone is no new throw: a settle that looks as the frame last read did (a shadow or a sleeve passed over the
 tray, a hand came in and touched nothing) is not read again, or the throw would count twice, once for the next
 player. Between two throws the dice are picked up and thrown, and never come to rest exactly where they lay. Nor is a
-settle that looks as the frame last read did moved whole, tray, walls and dice alike (someone knocked the table or the
-camera, and the view lies a few pixels off): thrown dice never land all shifted by one step with the tray. A read
-asked for (request_read) is made whatever the tray looks like. Nor are dice the tracker never saw move a throw: the
-first settle after it starts (or resets) is read, to know the tray, but flagged `was_there`. After a power cut the
-last throw still lies in the tray, and its roll is in the journal already.
+settle that looks as the frame last read did moved whole, tray, walls and dice alike, or moved and turned a little
+(someone knocked the table or the camera, and the view lies a few pixels off): thrown dice never land all shifted by
+one step with the tray. A read asked for (request_read) is made whatever the tray looks like. Nor are dice the tracker
+never saw move a throw: the first settle after it starts (or resets) is read, to know the tray, but flagged
+`was_there`. After a power cut the last throw still lies in the tray, and its roll is in the journal already.
 
 A hand is a big change reaching in over the edge of the view (rolling, hand=True). A hand that rests still in
 the tray is caught once the tray is known empty: the frame the reader found empty becomes a reference, and a
@@ -43,6 +43,7 @@ the tray was seen empty is then known by its new empty look; a hand that hid the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -75,6 +76,8 @@ UNMEASURED_FACTOR = 2.0
 # The most the view may have moved, as a share of its width or height, for a settle to count as the frame last read
 # moved whole (the camera or the tray knocked, _moved_onto) rather than a new throw.
 MOST_VIEW_SHIFT = 0.1
+# The most the view may have turned (a knock turns a camera on its stand a little as it moves it, _turned_onto).
+MOST_VIEW_TURN = math.radians(3.0)
 
 
 def shows_no_picture(image: np.ndarray) -> bool:
@@ -231,11 +234,15 @@ class MotionTracker:
             return False
         if self._looks_as(last, small):
             return True
-        moved = _moved_onto(last, small)
-        if moved is None or not self._looks_as(*moved):
-            return False
-        self._last_read = small          # the view as it now lies, for the next comparison
-        return True
+        # Moved whole, then moved and turned. A new throw's settle fails both: 3.3-4.6 and 4.7 ms in session 45
+        # (machine reference 2.6-2.9 ms, vision.bench.time_reference), once a throw. The turned look alone read
+        # one more of 300 knocks that did not turn the view again.
+        for lay_over in (_moved_onto, _turned_onto):
+            moved = lay_over(last, small)
+            if moved is not None and self._looks_as(*moved):
+                self._last_read = small          # the view as it now lies, for the next comparison
+                return True
+        return False
 
     def _looks_as(self, before: _Shot, after: _Shot) -> bool:
         changed = _changed_pixels(before, after, self.min_pixel_threshold)
@@ -411,6 +418,57 @@ def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
     dice alike, moved whole. Phase correlation finds the shift to within ~0.4 of a level's pixel, too coarse to lay a
     die's edges over each other; the sum of squared differences, searched around it in quarter, then sixteenth
     pixels, finds it to within ~0.05."""
+    shift = _phase_shift(before, after)
+    if shift is None:
+        return None
+    dx, dy = shift
+    height, width = before.levels.shape
+    # What came into view at the edges was not in `before`; the search's and the interpolation's reach besides.
+    mx, my = int(np.ceil(abs(dx))) + 3, int(np.ceil(abs(dy))) + 3
+    inside = (slice(my, height - my), slice(mx, width - mx))
+    matrix = _refined(np.float32([[1, 0, dx], [0, 1, dy]]), before, after, inside, inverse=False)
+    if max(abs(matrix[0, 2]), abs(matrix[1, 2])) < 0.25:
+        return None
+    return _laid_over(before, after, matrix, inside, inverse=False)
+
+
+def _turned_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
+    """`before` turned and moved by the motion (a turn and a shift, no scaling) that best lays it over `after`, and
+    `after`, both cut to where they overlap with a margin; None when the turn is over MOST_VIEW_TURN, the shift over
+    MOST_VIEW_SHIFT, or no such motion is found.
+
+    A knock on the table turns a camera on its stand a little as it moves it: 1 degree moves a corner of the view
+    ~1.5 of a level's pixels against its middle, and a view moved whole by a shift alone then no longer looks as still
+    frames do (of 100 knocks turning the view up to 1 degree, 58 were read again as a throw; session 45). The turn
+    comes from OpenCV's ECC alignment (findTransformECC, Euclidean), started from phase correlation's shift; its shift
+    is then refined as _moved_onto refines its own, to lay strong edges (a white die on felt) over each other."""
+    shift = _phase_shift(before, after)
+    if shift is None:
+        return None
+    height, width = before.levels.shape
+    # ECC's warp maps `after`'s pixels to `before`'s (it is applied with WARP_INVERSE_MAP): the shift reversed.
+    start = np.float32([[1, 0, -shift[0]], [0, 1, -shift[1]]])
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5)
+    try:
+        _, warp = cv2.findTransformECC(_blurred(after.levels), _blurred(before.levels), start, cv2.MOTION_EUCLIDEAN,
+                                       criteria, None, 1)
+    except cv2.error:        # no convergence (a scene with nothing to align, or too different)
+        return None
+    turn = math.atan2(float(warp[1, 0]), float(warp[0, 0]))
+    corners = np.float32([[0, 0, 1], [width, 0, 1], [0, height, 1], [width, height, 1]])
+    reach = float(np.abs(corners @ warp.T - corners[:, :2]).max())     # the most any pixel of the view moved
+    if abs(turn) > MOST_VIEW_TURN or reach > MOST_VIEW_SHIFT * width + abs(turn) * (width + height):
+        return None
+    margin = int(np.ceil(reach)) + 4
+    if 2 * margin >= min(width, height):
+        return None
+    inside = (slice(margin, height - margin), slice(margin, width - margin))
+    return _laid_over(before, after, _refined(warp, before, after, inside, inverse=True), inside, inverse=True)
+
+
+def _phase_shift(before: _Shot, after: _Shot) -> tuple[float, float] | None:
+    """The shift that lays most of `before` over `after` (phase correlation of the blurred levels, to ~0.4 of a level's
+    pixel); None for a colour shot, or beyond MOST_VIEW_SHIFT."""
     if before.levels.ndim != 2:
         return None
     height, width = before.levels.shape
@@ -419,25 +477,43 @@ def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
     (dx, dy), _ = cv2.phaseCorrelate(first.copy(), second.copy(), cv2.createHanningWindow((width, height), cv2.CV_32F))
     if abs(dx) > MOST_VIEW_SHIFT * width or abs(dy) > MOST_VIEW_SHIFT * height:
         return None
-    # What came into view at the edges was not in `before`; the search's and the interpolation's reach besides.
-    mx, my = int(np.ceil(abs(dx))) + 3, int(np.ceil(abs(dy))) + 3
-    inside = (slice(my, height - my), slice(mx, width - mx))
+    return dx, dy
 
-    def moved(levels: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
-        matrix = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
-        return cv2.warpAffine(levels, matrix, (width, height), flags=cv2.INTER_LINEAR)[inside]
+
+def _refined(matrix: np.ndarray, before: _Shot, after: _Shot, inside: tuple[slice, slice],
+             inverse: bool) -> np.ndarray:
+    """`matrix` (2x3, laying `before` over `after`; `inverse`: applied with WARP_INVERSE_MAP) with its shift searched
+    around, in quarter, then sixteenth pixels, for the least sum of squared differences of the blurred levels."""
+    first, second = _blurred(before.levels), _blurred(after.levels)[inside]
+
+    def with_shift(shift: tuple[float, float]) -> np.ndarray:
+        shifted = matrix.copy()
+        shifted[0, 2] += shift[0]
+        shifted[1, 2] += shift[1]
+        return shifted
 
     def squared_difference(shift: tuple[float, float]) -> float:
-        difference = second[inside] - moved(first, shift)
+        difference = second - _warped(first, with_shift(shift), inside, inverse)
         return float(np.vdot(difference, difference))
 
-    best = (dx, dy)
+    best = (0.0, 0.0)
     for step in (0.25, 0.0625):
         best = min(((best[0] + i * step, best[1] + j * step) for i in range(-2, 3) for j in range(-2, 3)),
                    key=squared_difference)
-    if max(abs(best[0]), abs(best[1])) < 0.25:
-        return None
-    return (_Shot(moved(before.levels, best), moved(before.clipped_share, best)),
+    return with_shift(best)
+
+
+def _warped(levels: np.ndarray, matrix: np.ndarray, inside: tuple[slice, slice], inverse: bool) -> np.ndarray:
+    flags = cv2.INTER_LINEAR | (cv2.WARP_INVERSE_MAP if inverse else 0)
+    return cv2.warpAffine(levels, matrix, (levels.shape[1], levels.shape[0]), flags=flags)[inside]
+
+
+def _laid_over(before: _Shot, after: _Shot, matrix: np.ndarray, inside: tuple[slice, slice],
+               inverse: bool) -> tuple[_Shot, _Shot]:
+    """`before` warped by `matrix` and `after`, both cut to `inside`."""
+    def laid(levels: np.ndarray) -> np.ndarray:
+        return _warped(levels, matrix, inside, inverse)
+    return (_Shot(laid(before.levels), laid(before.clipped_share)),
             _Shot(after.levels[inside], after.clipped_share[inside]))
 
 

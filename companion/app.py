@@ -138,7 +138,11 @@ class TrayWatcher:
         # journal already), or that lie as they did when last read (the same throw, read again after something
         # changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
         no_throw = update.was_there or reading.lies_as(self._last_reading)
-        if update.occupied and reading.dice and not no_throw:
+        # Or they lie as they did, moved together: the table, the camera or the tray knocked (a knock the tracker did
+        # not take for one, or the tray bumped, its dice with it, where the table stayed). Said: the players saw
+        # nothing thrown, and a throw so taken (about once in 17,000, vision.result) can be entered by hand.
+        knocked = not no_throw and reading.lies_as_moved(self._last_reading)
+        if update.occupied and reading.dice and not no_throw and not knocked:
             # Read only because a hand (or arm) lay still in the tray past the tracker's patience: dice half under
             # it read as other faces, and counted, it was a throw nobody made, and the dice as they lay before it
             # came in a second one once it left. Said, not counted, and not remembered as the tray's last throw.
@@ -165,6 +169,8 @@ class TrayWatcher:
                 return update.state, TRAY_MOVED
         if no_throw:
             return update.state, None
+        if knocked:
+            return update.state, SAME_THROW_MOVED
         self.sides.remember(reading)
         return update.state, reading
 
@@ -222,6 +228,9 @@ TRAY_MOVED = NotAThrow("The tray in view is not where it was set: Menu, Find the
 
 HAND_IN_TRAY = NotAThrow("Something large lay still in the tray (a hand?): not counted. Clear it and throw again.",
                          "hand in tray? throw again", "Hand in tray?")
+
+SAME_THROW_MOVED = NotAThrow("Dice as last read, moved together (knocked?): not counted again. Thrown? Hold SELECT, "
+                             "Correct read", "knock? same throw", "Same throw")
 
 STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",
                               "dice at start not counted")

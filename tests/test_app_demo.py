@@ -8,14 +8,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from companion.app import STARTED_WITH_DICE, TrayWatcher, VirtualTrayCamera, build_camera
+from companion.app import SAME_THROW_MOVED, STARTED_WITH_DICE, TrayWatcher, VirtualTrayCamera, build_camera
 from companion.cli import main as cli_main
 from companion.config import Config
-from companion.controller import NotAThrow
+from companion.controller import Controller, NotAThrow
 from companion.demo import gif_durations, play_demo
 from companion.errors import ConfigError
+from companion.journal import Journal
 from companion.replay import replay_text
-from companion.rules import parse_log
+from companion.rules import GameSetup, parse_log
+from companion.screens import illegible_texts
+from hardware.display import DummyDisplay
 
 
 def test_a_short_mex_demo_plays_to_a_winner_with_gif_and_table_log(tmp_path: Path) -> None:
@@ -460,3 +463,36 @@ def test_nets_this_opencv_would_get_wrong_are_refused_when_the_companion_starts(
     finally:
         for cached in loaded:
             cached.cache_clear()        # the next test loads the nets as they are
+
+
+@pytest.mark.parametrize(("seed", "turn"), [(7570, 1.5), (7571, -2.5)])
+def test_a_tray_bumped_with_its_dice_is_the_same_throw_said_not_counted(seed: int, turn: float,
+                                                                        tmp_path: Path) -> None:
+    # A player bumps the tray: it slides and turns a little on the table, the dice in it with it, and the table
+    # around it stays. The tracker sees the dice move against the view and reads them again; they lie as the throw
+    # just read did, moved together, showing the same faces (vision.result.TrayReading.lies_as_moved). Counted, it
+    # was a throw nobody made; it is said, and not counted. The next throw counts.
+    import cv2
+
+    from vision.models import D6
+    from vision.virtual_tray import roll_frames
+
+    size, faces = (320, 240), ["5", "2"]
+    throw = roll_frames(seed, D6, faces=faces, size=size, rolling=3, still=5, clean=True)
+    matrix = cv2.getRotationMatrix2D((160, 120), turn, 1.0) + np.float32([[0, 0, 6], [0, 0, -4]])
+    inside = np.zeros(size[::-1], bool)
+    inside[25:215, 30:290] = True                 # the tray's floor moved, the table and the frame's edges not
+    bumped = np.where(inside[..., None], cv2.warpAffine(throw[-1], matrix, size, borderMode=cv2.BORDER_REPLICATE),
+                      throw[-1])
+    watcher = TrayWatcher(Config())
+    assert _said(watcher, throw) == [sorted(faces)]
+    assert _said(watcher, [bumped] * 6) == ["Same throw"]
+    assert _said(watcher, roll_frames(seed + 1, D6, faces=["4", "1"], size=size, rolling=3, still=5, clean=True)) \
+        == [["1", "4"]]
+    # As the controller shows it: the message whole, with how to enter a throw so taken by hand.
+    controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay())
+    controller.start()
+    controller.on_reading(SAME_THROW_MOVED)
+    assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
+    assert controller.last_screen.says("Same throw") and controller.last_screen.says("Correct read")
+    assert controller.notice == "knock? same throw"

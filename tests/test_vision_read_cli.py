@@ -333,6 +333,38 @@ def test_a_reading_lies_as_another_only_when_every_die_lies_where_one_of_its_did
     assert not reading().lies_as(reading()) and not last.lies_as(None)         # an empty tray is no throw
 
 
+def test_a_reading_lies_as_another_moved_when_every_die_moved_by_one_step_and_turn() -> None:
+    import math
+
+    from vision.result import DieReading, TrayReading
+
+    def reading(*boxes: tuple[float, float, int, int], faces: tuple[str, ...] = ("3", "5"),
+                sure: bool = True) -> TrayReading:
+        return TrayReading("ok", None, tuple(DieReading(face, 0.9, sure, (round(x), round(y), w, h))
+                                             for face, (x, y, w, h) in zip(faces, boxes, strict=True)))
+
+    def turned(box: tuple[int, int, int, int], degrees: float) -> tuple[float, float, int, int]:
+        # the box's centre turned about the frame's middle (320, 240), the box as wide
+        x, y, w, h = box
+        cx, cy, a = x + w / 2 - 320, y + h / 2 - 240, math.radians(degrees)
+        turned_x, turned_y = cx * math.cos(a) - cy * math.sin(a), cx * math.sin(a) + cy * math.cos(a)
+        return turned_x + 320 - w / 2, turned_y + 240 - h / 2, w, h
+
+    first, second = (100, 100, 40, 40), (300, 200, 42, 42)
+    last = reading(first, second)
+    assert reading((112, 93, 40, 40), (312, 193, 42, 42)).lies_as_moved(last)            # the view knocked
+    assert reading((312, 193, 42, 42), (112, 93, 40, 40), faces=("5", "3")).lies_as_moved(last)   # any order
+    assert reading(turned(first, 2), turned(second, 2)).lies_as_moved(last)             # and turned 2 degrees
+    assert reading((112, 93, 40, 40), (312, 193, 42, 42), faces=("3", "?"), sure=False).lies_as_moved(last)
+    assert not reading((112, 93, 40, 40), (312, 193, 42, 42), faces=("3", "6")).lies_as_moved(last)  # a face
+    assert not reading((112, 93, 40, 40), (328, 193, 42, 42)).lies_as_moved(last)       # one die 16 px further
+    assert not reading((112, 93, 40, 40), (310, 190, 52, 52)).lies_as_moved(last)       # one die turned as it lies
+    assert not reading((112, 93, 40, 40), faces=("3",)).lies_as_moved(reading(first, faces=("3",)))  # a lone die
+    assert not reading((112, 93, 40, 40), (312, 193, 42, 42), (10, 10, 40, 40), faces=("3", "5", "1")) \
+        .lies_as_moved(last)                                                             # a die more
+    assert not reading(faces=()).lies_as_moved(reading(faces=())) and not last.lies_as_moved(None)
+
+
 def test_read_within_a_tray_region_given_or_found(test_data: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture) -> None:
     photo = str(test_data / "beside-tray" / "IMG_20191208_111530.jpg")

@@ -40,7 +40,7 @@ def test_the_watched_throws_seeds_are_the_benchmarks_and_no_tool_tunes_on_them()
 
 
 def test_a_knock_on_the_table_after_a_throw_was_read_reads_nothing_again() -> None:
-    index = next(k for k, row in enumerate(WATCH_SETS) if row[6])
+    index = next(k for k, row in enumerate(WATCH_SETS) if row[6] is not None)
     tally = watch_set(index, 2, keep_examples=True, first=7_230 - 1_000 * index)
     assert tally.throws == 4 and tally.once_at_rest == 4 and tally.read_right == 4, tally.examples
 

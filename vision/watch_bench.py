@@ -7,9 +7,9 @@ holds the game up, and a throw read twice is counted twice. The sets: dice of an
 (the least contrast a throw makes), a hand throwing, and lamps that pulse on mains power (LED, fluorescent), whose
 light swings by the given share either way; a rolling-shutter camera sees the pulses as bands across the frame that
 move from frame to frame (vision.virtual_tray.Flicker: each case draws the bands' period and step), and a knock on
-the table once the first throw was read, which leaves the view a few pixels off and throws nothing. Each settle is
-read as the table reads it, from the mean of its still frames (vision.settled), expecting the dice thrown: a throw is
-read right when it was read once, at rest, and accepted with the faces thrown.
+the table once the first throw was read, which leaves the view a few pixels off (and turned a little, in the last set)
+and throws nothing. Each settle is read as the table reads it, from the mean of its still frames (vision.settled),
+expecting the dice thrown: a throw is read right when it was read once, at rest, and accepted with the faces thrown.
 """
 
 from __future__ import annotations
@@ -34,19 +34,21 @@ WATCH_SIZE = (640, 480)
 BANDS, SHORT_BANDS = (0.2, 1.5), (0.1, 0.3)
 FELT = {"die_colour": "black", "tray": "felt"}
 # name, model, renderer look, a hand's frames before each throw, the lamps' swing either way (0: steady light), the
-# range the bands' height is drawn from, and whether the table is knocked once the first throw lies read: the view
-# shakes, then stays 3-16 pixels off each way, every die with it (no throw: a read then reads the first throw twice)
-WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float], bool], ...] = (
-    ("d6, steady light", D6, {}, 0, 0.0, BANDS, False),
-    ("black d6 on felt", D6, FELT, 0, 0.0, BANDS, False),
-    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0, BANDS, False),
-    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05, BANDS, False),
-    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15, BANDS, False),
-    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30, BANDS, False),
-    ("black felt, lamps 15%", D6, FELT, 0, 0.15, BANDS, False),
-    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15, BANDS, False),
-    ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS, False),
-    ("d6, the table knocked", D6, {}, 0, 0.0, BANDS, True),
+# range the bands' height is drawn from, and whether the table is knocked once the first throw lies read (None: not;
+# else the most degrees the knock turns the view): the view shakes, then stays 3-16 pixels off each way, and turned up
+# to that much about its middle, every die with it (no throw: a read then reads the first throw twice)
+WATCH_SETS: tuple[tuple[str, DieModel, dict, int, float, tuple[float, float], float | None], ...] = (
+    ("d6, steady light", D6, {}, 0, 0.0, BANDS, None),
+    ("black d6 on felt", D6, FELT, 0, 0.0, BANDS, None),
+    ("excape, a hand throws", EXCAPE, {}, WATCH_HAND, 0.0, BANDS, None),
+    ("d6, lamps pulsing 5%", D6, {}, 0, 0.05, BANDS, None),
+    ("d6, lamps pulsing 15%", D6, {}, 0, 0.15, BANDS, None),
+    ("d6, lamps pulsing 30%", D6, {}, 0, 0.30, BANDS, None),
+    ("black felt, lamps 15%", D6, FELT, 0, 0.15, BANDS, None),
+    ("excape, hand, lamps 15%", EXCAPE, {}, WATCH_HAND, 0.15, BANDS, None),
+    ("felt, short bands 30%", D6, FELT, 0, 0.30, SHORT_BANDS, None),
+    ("d6, the table knocked", D6, {}, 0, 0.0, BANDS, 0.0),
+    ("d6, knocked, turned 2°", D6, {}, 0, 0.0, BANDS, 2.0),
 )
 WATCH_HEADER = ("| throws watched          | throws | read once, at rest | not read | read twice | read moving "
                 "| read right |\n"
@@ -102,8 +104,9 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
     from vision.settled import SettledFrames
     from vision.virtual_tray import Flicker, render_tray, roll_frames
 
-    def moved(frames: list[np.ndarray], dx: float, dy: float) -> list[np.ndarray]:
-        matrix = np.float32([[1, 0, dx], [0, 1, dy]])
+    def moved(frames: list[np.ndarray], dx: float, dy: float, turn: float) -> list[np.ndarray]:
+        middle = (WATCH_SIZE[0] / 2, WATCH_SIZE[1] / 2)
+        matrix = np.float32(cv2.getRotationMatrix2D(middle, turn, 1.0) + np.float64([[0, 0, dx], [0, 0, dy]]))
         return [cv2.warpAffine(frame, matrix, WATCH_SIZE, borderMode=cv2.BORDER_REPLICATE) for frame in frames]
 
     name, model, look, hand, depth, heights, knock = WATCH_SETS[index]
@@ -117,11 +120,12 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
             flicker = Flicker(depth, float(rng.uniform(*heights)), float(rng.uniform(0.0, 0.5)))
         throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
                               hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
-        if knock:
+        if knock is not None:
             rng = np.random.default_rng(seed)
             dx, dy = rng.uniform(3, 16, 2) * rng.choice([-1, 1], 2)
-            throws = [throws[0] + moved(throws[0][-1:], -dx, 2 * dy) + moved(throws[0][-WATCH_STILL:], dx, dy),
-                      moved(throws[1], dx, dy)]
+            turn = float(rng.uniform(-knock, knock))
+            throws = [throws[0] + moved(throws[0][-1:], -dx, 2 * dy, -turn)
+                      + moved(throws[0][-WATCH_STILL:], dx, dy, turn), moved(throws[1], dx, dy, turn)]
         tracker, settled = MotionTracker(still_frames=WATCH_STILL_FRAMES), SettledFrames()
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
             thrown = [d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice]

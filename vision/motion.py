@@ -438,7 +438,7 @@ def _turned_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
     MOST_VIEW_SHIFT, or no such motion is found.
 
     A knock on the table turns a camera on its stand a little as it moves it: 1 degree moves a corner of the view
-    ~1.5 of a level's pixels against its middle, and a view moved whole by a shift alone then no longer looks as still
+    ~1.7 of a level's pixels against its middle, and a view moved whole by a shift alone then no longer looks as still
     frames do (of 100 knocks turning the view up to 1 degree, 58 were read again as a throw; session 45). The turn
     comes from OpenCV's ECC alignment (findTransformECC, Euclidean), started from phase correlation's shift; its shift
     is then refined as _moved_onto refines its own, to lay strong edges (a white die on felt) over each other."""

@@ -337,6 +337,27 @@ def test_lamps_pulsing_make_bands_that_move_and_nothing_else() -> None:
         Flicker(period=0)
 
 
+def test_a_knocked_camera_sees_the_scene_moved_and_turned_and_the_bands_on_its_rows() -> None:
+    # A camera knocked: the light reaching its sensor moved and turned (`view`); the lamps' bands lie along the
+    # sensor's rows all the same: each row lit as an unmoved camera's row is, not as the row the view moved there.
+    size, flicker = (320, 240), Flicker(depth=0.2, period=0.5, step=1 / 3)
+    look = {"noise": 0.0, "jpeg_quality": None, "tray": "felt"}
+    view = cv2.getRotationMatrix2D((160, 120), 1.0, 1.0) + np.float64([[0, 0, 7], [0, 0, 15]])
+    frames = [roll_frames(9, D6, size=size, rolling=0, still=2, **extra, **look)
+              for extra in ({"flicker": flicker, "view": view}, {"flicker": flicker}, {"view": view}, {})]
+
+    def row_gains(lit: np.ndarray, plain: np.ndarray) -> np.ndarray:
+        return (lit.astype(float).sum(axis=(1, 2)) / plain.astype(float).sum(axis=(1, 2)))[20:-20]
+
+    for moved_lit, lit, moved, plain in zip(*frames, strict=True):
+        assert np.abs(moved_lit.astype(int) - moved).mean() > 1.0                     # lit by bands
+        assert np.allclose(row_gains(moved_lit, moved), row_gains(lit, plain), atol=0.02)
+        warped_lit = cv2.warpAffine(lit, view, size, borderMode=cv2.BORDER_REPLICATE)
+        assert np.abs(row_gains(warped_lit, moved) - row_gains(lit, plain)).max() > 0.05     # not moved with them
+    with pytest.raises(RenderError, match="view"):
+        roll_frames(9, D6, size=size, view=np.eye(3))
+
+
 def test_empty_tray_is_the_tray_of_render_tray() -> None:
     assert np.array_equal(empty_tray(6, SIZE, tray="felt"), render_tray(6, D6, n_dice=0, size=SIZE, tray="felt").image)
 

@@ -910,10 +910,15 @@ def _random_turn(rng: np.random.Generator) -> np.ndarray:
 
 def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = None, n_dice: int | None = None,
                 size: tuple[int, int] = (640, 480), rolling: int = 6, still: int = 8, hand_frames: int = 0,
-                flicker: Flicker | None = None, tray_seed: int | None = None, **look: Any) -> list[np.ndarray]:
+                flicker: Flicker | None = None, tray_seed: int | None = None, view: np.ndarray | None = None,
+                **look: Any) -> list[np.ndarray]:
     """A throw as the camera sees it: `hand_frames` of a hand reaching in and out, `rolling` frames of dice
     tumbling in with motion blur, then `still` frames of the dice at rest that differ only by sensor noise (and, under
     `flicker`, by the bands the lights' pulses make, starting at a phase drawn from the seed).
+
+    view: a 2x3 affine matrix (in the frame's pixels) the scene is seen through, the camera knocked: its view moved
+    and turned. It moves the light that reaches the sensor; the bands of `flicker` and the sensor's noise stay on the
+    sensor's rows and pixels, as a knocked camera's do.
 
     n_dice defaults to len(faces), else 2. The dice at rest are exactly those of `render_tray(seed, model,
     faces=faces, n_dice=n_dice, size=size, tray_seed=tray_seed, **look)` (with that n_dice), so its truth is the
@@ -924,6 +929,8 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     for name, value in (("rolling", rolling), ("still", still), ("hand_frames", hand_frames)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 500:
             raise RenderError(f"{name} must be a frame count 0..500, got {value!r}")
+    if view is not None and (np.shape(view) != (2, 3) or not np.all(np.isfinite(view))):
+        raise RenderError(f"view must be a 2x3 affine matrix of finite numbers, got {view!r}")
     streams = _streams(seed)
     size = _check_size(size)
     options = Look.from_options(look)
@@ -934,6 +941,9 @@ def roll_frames(seed: int, model: DieModel = D6, *, faces: list[str] | None = No
     frames: list[np.ndarray] = []
 
     def finish(clean: np.ndarray) -> np.ndarray:
+        if view is not None:
+            clean = cv2.warpAffine(clean, np.asarray(view, np.float64), size, flags=cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
         if flicker is not None:
             clean = clean * flicker.bands(clean.shape[0], len(frames), phase)
         return finish_frame(clean, noise_rng, defocus=scene.defocus, noise=scene.noise,

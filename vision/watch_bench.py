@@ -104,10 +104,10 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
     from vision.settled import SettledFrames
     from vision.virtual_tray import Flicker, render_tray, roll_frames
 
-    def moved(frames: list[np.ndarray], dx: float, dy: float, turn: float) -> list[np.ndarray]:
+    def knocked(dx: float, dy: float, turn: float) -> np.ndarray:
+        """The view moved by (dx, dy) pixels and turned `turn` degrees about its middle."""
         middle = (WATCH_SIZE[0] / 2, WATCH_SIZE[1] / 2)
-        matrix = np.float32(cv2.getRotationMatrix2D(middle, turn, 1.0) + np.float64([[0, 0, dx], [0, 0, dy]]))
-        return [cv2.warpAffine(frame, matrix, WATCH_SIZE, borderMode=cv2.BORDER_REPLICATE) for frame in frames]
+        return cv2.getRotationMatrix2D(middle, turn, 1.0) + np.float64([[0, 0, dx], [0, 0, dy]])
 
     name, model, look, hand, depth, heights, knock = WATCH_SETS[index]
     tally = WatchTally(name, examples=[] if keep_examples else None)
@@ -121,11 +121,16 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
         throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
                               hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
         if knock is not None:
+            # The first throw seen through the view shaken, then left off; the second thrown into the view so left.
+            # (Drawn so, not warped from the frames drawn: the lamps' bands and the noise stay on the sensor.)
             rng = np.random.default_rng(seed)
             dx, dy = rng.uniform(3, 16, 2) * rng.choice([-1, 1], 2)
             turn = float(rng.uniform(-knock, knock))
-            throws = [throws[0] + moved(throws[0][-1:], -dx, 2 * dy, -turn)
-                      + moved(throws[0][-WATCH_STILL:], dx, dy, turn), moved(throws[1], dx, dy, turn)]
+            at_rest = {"model": model, "n_dice": 2, "size": WATCH_SIZE, "rolling": 0, "flicker": flicker, **look}
+            throws = [throws[0] + roll_frames(seed, still=1, view=knocked(-dx, 2 * dy, -turn), **at_rest)
+                      + roll_frames(seed, still=WATCH_STILL, view=knocked(dx, dy, turn), **at_rest),
+                      roll_frames(seed, model, n_dice=3, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
+                                  hand_frames=hand, flicker=flicker, view=knocked(dx, dy, turn), **look)]
         tracker, settled = MotionTracker(still_frames=WATCH_STILL_FRAMES), SettledFrames()
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
             thrown = [d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice]

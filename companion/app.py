@@ -138,10 +138,12 @@ class TrayWatcher:
         # journal already), or that lie as they did when last read (the same throw, read again after something
         # changed over the tray that the tracker could not take out, a lamp lit on one side): no roll.
         no_throw = update.was_there or reading.lies_as(self._last_reading)
-        # Or they lie as they did, moved together: the table, the camera or the tray knocked (a knock the tracker did
-        # not take for one, or the tray bumped, its dice with it, where the table stayed). Said: the players saw
-        # nothing thrown, and a throw so taken (about once in 17,000, vision.result) can be entered by hand.
-        knocked = not no_throw and reading.lies_as_moved(self._last_reading)
+        # Or they lie as a throw accepted did, moved together: the table, the camera or the tray knocked (a knock the
+        # tracker did not take for one, or the tray bumped, its dice with it, where the table stayed). Said: the
+        # players saw nothing thrown, and a throw so taken (about once in 17,000, vision.result) can be entered by
+        # hand. (A refused throw so moved is read as any throw: refused again, or now read and counted.)
+        last = self._last_reading
+        knocked = not no_throw and last is not None and last.status == "ok" and reading.lies_as_moved(last)
         if update.occupied and reading.dice and not no_throw and not knocked:
             # Read only because a hand (or arm) lay still in the tray past the tracker's patience: dice half under
             # it read as other faces, and counted, it was a throw nobody made, and the dice as they lay before it

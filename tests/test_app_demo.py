@@ -496,3 +496,29 @@ def test_a_tray_bumped_with_its_dice_is_the_same_throw_said_not_counted(seed: in
     assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
     assert controller.last_screen.says("Same throw") and controller.last_screen.says("Correct read")
     assert controller.notice == "knock? same throw"
+
+
+@pytest.mark.parametrize(("first", "said_next"), [("ok", "Same throw"), ("reroll", ["5", "?"])])
+def test_only_a_throw_accepted_is_said_to_be_the_same_throw_when_its_dice_moved_together(
+        first: str, said_next: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A refused throw (a die unclear) whose dice then move together, the die still unclear, is read as any throw,
+    # and refused again: "Same throw ... not counted again" would tell the players a throw they must make again was
+    # counted.
+    import vision.read
+    from vision.models import D6
+    from vision.result import DieReading, TrayReading
+    from vision.virtual_tray import roll_frames
+
+    def reading(status: str, shift: int, second: str) -> TrayReading:
+        sure = second != "?"
+        return TrayReading(status, None if status == "ok" else "die 2 cannot be read",
+                           (DieReading("5", 0.95, True, (100 + shift, 100, 40, 40)),
+                            DieReading(second, 0.95 if sure else 0.3, sure, (200 + shift, 150, 40, 40))))
+
+    size = (320, 240)
+    settles = [frame for seed in (7573, 7574)
+               for frame in roll_frames(seed, D6, n_dice=2, size=size, rolling=3, still=5, clean=True)]
+    second = "2" if first == "ok" else "?"
+    readings = iter([reading(first, 0, second), reading(first, 9, second)])
+    monkeypatch.setattr(vision.read, "read_tray", lambda *args, **kwargs: next(readings))
+    assert _said(TrayWatcher(Config()), settles) == [["2", "5"] if first == "ok" else ["5", "?"], said_next]

@@ -70,3 +70,22 @@ def sides_asked(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
 
     monkeypatch.setattr(vision.read, "read_tray", recording)
     return asked
+
+
+@pytest.fixture
+def shown(tmp_path: Path) -> Any:
+    """`shown(reading)`: a fresh Mex game's controller, on the twin display, once it has been given `reading` (a
+    NotAThrow or a tray reading); its last_screen and notice are what the players see."""
+    from companion.controller import Controller
+    from companion.journal import Journal
+    from companion.rules import GameSetup
+    from hardware.display import DummyDisplay
+
+    def show(reading: Any) -> Controller:
+        controller = Controller(Journal(tmp_path / "shown-journal"), GameSetup("mex", ("Ann", "Bob")),
+                                display=DummyDisplay())
+        controller.start()
+        controller.on_reading(reading)
+        return controller
+
+    return show

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,14 +12,12 @@ from PIL import Image
 from companion.app import SAME_THROW_MOVED, STARTED_WITH_DICE, TrayWatcher, VirtualTrayCamera, build_camera
 from companion.cli import main as cli_main
 from companion.config import Config
-from companion.controller import Controller, NotAThrow
+from companion.controller import NotAThrow
 from companion.demo import gif_durations, play_demo
 from companion.errors import ConfigError
-from companion.journal import Journal
 from companion.replay import replay_text
-from companion.rules import GameSetup, parse_log
+from companion.rules import parse_log
 from companion.screens import illegible_texts
-from hardware.display import DummyDisplay
 
 
 def test_a_short_mex_demo_plays_to_a_winner_with_gif_and_table_log(tmp_path: Path) -> None:
@@ -466,8 +465,7 @@ def test_nets_this_opencv_would_get_wrong_are_refused_when_the_companion_starts(
 
 
 @pytest.mark.parametrize(("seed", "turn"), [(7570, 1.5), (7571, -2.5)])
-def test_a_tray_bumped_with_its_dice_is_the_same_throw_said_not_counted(seed: int, turn: float,
-                                                                        tmp_path: Path) -> None:
+def test_a_tray_bumped_with_its_dice_is_the_same_throw_said_not_counted(seed: int, turn: float, shown: Any) -> None:
     # A player bumps the tray: it slides and turns a little on the table, the dice in it with it, and the table
     # around it stays. The tracker sees the dice move against the view and reads them again; they lie as the throw
     # just read did, moved together, showing the same faces (vision.result.TrayReading.lies_as_moved). Counted, it
@@ -490,9 +488,7 @@ def test_a_tray_bumped_with_its_dice_is_the_same_throw_said_not_counted(seed: in
     assert _said(watcher, roll_frames(seed + 1, D6, faces=["4", "1"], size=size, rolling=3, still=5, clean=True)) \
         == [["1", "4"]]
     # As the controller shows it: the message whole, with how to enter a throw so taken by hand.
-    controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay())
-    controller.start()
-    controller.on_reading(SAME_THROW_MOVED)
+    controller = shown(SAME_THROW_MOVED)
     assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
     assert controller.last_screen.says("Same throw") and controller.last_screen.says("Correct read")
     assert controller.notice == "knock? same throw"

@@ -6,6 +6,7 @@ import json
 import logging
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -146,7 +147,7 @@ def test_a_grey_or_four_channel_camera_is_found_too(tmp_path: Path) -> None:
         assert found.region == watcher.find_tray().region
 
 
-def test_a_tray_that_moved_since_it_was_set_is_said_once_while_it_lasts(tmp_path: Path) -> None:
+def test_a_tray_that_moved_since_it_was_set_is_said_once_while_it_lasts(shown: Any) -> None:
     from companion.app import TRAY_MOVED
 
     # Set on one tray (4,407,000: its rim 36 px in from the left), the camera now sees another (8 px in): the first
@@ -174,9 +175,7 @@ def test_a_tray_that_moved_since_it_was_set_is_said_once_while_it_lasts(tmp_path
     starts = np.cumsum([0, *map(len, blocks)])
     assert [int(np.searchsorted(starts, k, side="right")) - 1 for k, s in enumerate(said) if s] == [1, 5]
     # As the controller shows it: a message, and a short bottom line.
-    controller = Controller(Journal(tmp_path / "journal"), GameSetup("mex", ("Ann", "Bob")), display=DummyDisplay())
-    controller.start()
-    controller.on_reading(TRAY_MOVED)
+    controller = shown(TRAY_MOVED)
     assert controller.last_screen is not None and illegible_texts(controller.last_screen) == []
     assert controller.last_screen.says("Tray moved?") and controller.last_screen.says("Find the tray")
     assert controller.notice == "tray moved? menu: find it"

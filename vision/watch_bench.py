@@ -118,19 +118,21 @@ def watch_set(index: int, cases: int, keep_examples: bool = False, first: int = 
             # Bands moving by up to half a pulse a frame (30 frames a second on 50 Hz mains: a third).
             rng = np.random.default_rng(seed)
             flicker = Flicker(depth, float(rng.uniform(*heights)), float(rng.uniform(0.0, 0.5)))
-        throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
-                              hand_frames=hand, flicker=flicker, **look) for n in (2, 3)]
+        view = None
         if knock is not None:
-            # The first throw seen through the view shaken, then left off; the second thrown into the view so left.
-            # (Drawn so, not warped from the frames drawn: the lamps' bands and the noise stay on the sensor.)
             rng = np.random.default_rng(seed)
             dx, dy = rng.uniform(3, 16, 2) * rng.choice([-1, 1], 2)
             turn = float(rng.uniform(-knock, knock))
+            view = knocked(dx, dy, turn)
+        throws = [roll_frames(seed, model, n_dice=n, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
+                              hand_frames=hand, flicker=flicker, view=None if n == 2 else view, **look)
+                  for n in (2, 3)]
+        if view is not None:
+            # The first throw seen through the view shaken, then left off; the second was thrown into the view so
+            # left. (Drawn so, not warped from the frames drawn: the lamps' bands and the noise stay on the sensor.)
             at_rest = {"model": model, "n_dice": 2, "size": WATCH_SIZE, "rolling": 0, "flicker": flicker, **look}
-            throws = [throws[0] + roll_frames(seed, still=1, view=knocked(-dx, 2 * dy, -turn), **at_rest)
-                      + roll_frames(seed, still=WATCH_STILL, view=knocked(dx, dy, turn), **at_rest),
-                      roll_frames(seed, model, n_dice=3, size=WATCH_SIZE, rolling=WATCH_ROLLING, still=WATCH_STILL,
-                                  hand_frames=hand, flicker=flicker, view=knocked(dx, dy, turn), **look)]
+            throws[0] = (throws[0] + roll_frames(seed, still=1, view=knocked(-dx, 2 * dy, -turn), **at_rest)
+                         + roll_frames(seed, still=WATCH_STILL, view=view, **at_rest))
         tracker, settled = MotionTracker(still_frames=WATCH_STILL_FRAMES), SettledFrames()
         for number, (frames, dice) in enumerate(zip(throws, (2, 3), strict=True)):
             thrown = [d.label for d in render_tray(seed, model, n_dice=dice, size=WATCH_SIZE, **look).dice]

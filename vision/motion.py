@@ -78,6 +78,10 @@ UNMEASURED_FACTOR = 2.0
 MOST_VIEW_SHIFT = 0.1
 # The most the view may have turned (a knock turns a camera on its stand a little as it moves it, _turned_onto).
 MOST_VIEW_TURN = math.radians(3.0)
+# Lamps' bands are seen when the light's change between two frames, smoothed over BANDS_ROWS rows of the 160-px
+# thumbnail, differs from row to row by this much (_bands_seen). Measured between still frames (30 throws a look,
+# session 45): steady light 0.002 at most, a dim room (noise sigma 9) 0.017; lamps pulsing 5% a median of 0.10-0.14.
+BANDS_SEEN, BANDS_ROWS = 0.03, 9
 
 
 def shows_no_picture(image: np.ndarray) -> bool:
@@ -216,7 +220,7 @@ class MotionTracker:
 
         self._armed = False
         self._blocked = 0
-        if not self._asked and self._as_last_read(small):
+        if not self._asked and self._as_last_read(small, previous):
             # Something passed over the tray and the dice lie as they were read: the same throw, not a new one.
             self._state = self._last_read_state
             return MotionUpdate(self._state, False, changed, False, self._still)
@@ -226,7 +230,7 @@ class MotionTracker:
         self._awaiting = _Settle(small, colour, occupied)
         return MotionUpdate("settled", True, changed, False, self._still, was_there, occupied)
 
-    def _as_last_read(self, small: _Shot) -> bool:
+    def _as_last_read(self, small: _Shot, previous: _Shot) -> bool:
         """Does the still scene look as the frame last read did (no more pixels changed than still frames show), where
         it lay or moved whole (the camera or the tray knocked: every die moved with the view, none was thrown)?"""
         last = self._last_read
@@ -236,12 +240,18 @@ class MotionTracker:
             return True
         # Moved whole, then moved and turned. A new throw's settle fails both: 3.3-4.6 and 4.7 ms in session 45
         # (machine reference 2.6-2.9 ms, vision.bench.time_reference), once a throw. The turned look alone read
-        # one more of 300 knocks that did not turn the view again.
-        for lay_over in (_moved_onto, _turned_onto):
-            moved = lay_over(last, small)
-            if moved is not None and self._looks_as(*moved):
-                self._last_read = small          # the view as it now lies, for the next comparison
-                return True
+        # one more of 300 knocks that did not turn the view again. Under lamps' bands the motion is also sought on
+        # the frames' rows evened (_rows_evened): the bands differ between the two frames, and would lead the
+        # alignment; the frames are then compared as they are, the light's change taken out row by row.
+        found_on = [(last, small)]
+        if _bands_seen(previous, small):
+            found_on.append((_rows_evened(last), _rows_evened(small)))
+        for before, after in found_on:
+            for find in (_moved_onto, _turned_onto):
+                motion = find(before, after)
+                if motion is not None and self._looks_as(*_laid_over(last, small, *motion)):
+                    self._last_read = small          # the view as it now lies, for the next comparison
+                    return True
         return False
 
     def _looks_as(self, before: _Shot, after: _Shot) -> bool:
@@ -409,9 +419,14 @@ def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
     return np.interp(np.arange(len(counts)), rows, middle).astype(np.float32)[:, None], measured
 
 
-def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
-    """`before` moved by the shift that best lays it over `after`, and `after`, both cut to where they overlap with a
-    margin; None when it moved by under a quarter of a level's pixel, or by more than MOST_VIEW_SHIFT.
+# A motion of the view found (_moved_onto, _turned_onto): the 2x3 matrix that lays `before` over `after`, the part of
+# the view both show (with a margin), and whether the matrix is applied with WARP_INVERSE_MAP (_laid_over).
+_Motion = tuple[np.ndarray, tuple[slice, slice], bool]
+
+
+def _moved_onto(before: _Shot, after: _Shot) -> _Motion | None:
+    """The shift that best lays `before` over `after`, and where they overlap with a margin; None when it moved by
+    under a quarter of a level's pixel, or by more than MOST_VIEW_SHIFT.
 
     The shift is whatever lines up most of the picture: for a throw made again, often the dice of one frame over the
     other's (they stand out most from a plain tray). Only a scene that then looks as still frames do, tray, walls and
@@ -429,13 +444,12 @@ def _moved_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
     matrix = _refined(np.float32([[1, 0, dx], [0, 1, dy]]), before, after, inside, inverse=False)
     if max(abs(matrix[0, 2]), abs(matrix[1, 2])) < 0.25:
         return None
-    return _laid_over(before, after, matrix, inside, inverse=False)
+    return matrix, inside, False
 
 
-def _turned_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
-    """`before` turned and moved by the motion (a turn and a shift, no scaling) that best lays it over `after`, and
-    `after`, both cut to where they overlap with a margin; None when the turn is over MOST_VIEW_TURN, the shift over
-    MOST_VIEW_SHIFT, or no such motion is found.
+def _turned_onto(before: _Shot, after: _Shot) -> _Motion | None:
+    """The motion (a turn and a shift, no scaling) that best lays `before` over `after`, and where they overlap with a
+    margin; None when the turn is over MOST_VIEW_TURN, the shift over MOST_VIEW_SHIFT, or no such motion is found.
 
     A knock on the table turns a camera on its stand a little as it moves it: 1 degree moves a corner of the view
     ~1.7 of a level's pixels against its middle, and a view moved whole by a shift alone then no longer looks as still
@@ -463,7 +477,23 @@ def _turned_onto(before: _Shot, after: _Shot) -> tuple[_Shot, _Shot] | None:
     if 2 * margin >= min(width, height):
         return None
     inside = (slice(margin, height - margin), slice(margin, width - margin))
-    return _laid_over(before, after, _refined(warp, before, after, inside, inverse=True), inside, inverse=True)
+    return _refined(warp, before, after, inside, inverse=True), inside, True
+
+
+def _bands_seen(before: _Shot, after: _Shot) -> bool:
+    """Whether the light's change from `before` to `after` differs along the rows by BANDS_SEEN or more, once smoothed
+    over BANDS_ROWS rows (the sensor's noise out): lamps pulsing on mains power, seen as bands that move."""
+    gains, _ = _row_gains(before, after)
+    smoothed = cv2.blur(gains, (1, BANDS_ROWS))
+    return float(smoothed.max() - smoothed.min()) >= BANDS_SEEN
+
+
+def _rows_evened(shot: _Shot) -> _Shot:
+    """The shot with each row scaled to the shot's median level (by its own median): lamps' bands out, and with them
+    the light's slow change down the view, for finding the view's motion."""
+    rows = np.maximum(np.median(shot.levels, axis=1), np.float32(1))
+    whole = max(float(np.median(shot.levels)), 1.0)
+    return _Shot(shot.levels * (np.float32(whole) / rows)[:, None], shot.clipped_share)
 
 
 def _phase_shift(before: _Shot, after: _Shot) -> tuple[float, float] | None:

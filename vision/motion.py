@@ -242,7 +242,9 @@ class MotionTracker:
         # (machine reference 2.6-2.9 ms, vision.bench.time_reference), once a throw. The turned look alone read
         # one more of 300 knocks that did not turn the view again. Under lamps' bands the motion is also sought on
         # the frames' rows evened (_rows_evened): the bands differ between the two frames, and would lead the
-        # alignment; the frames are then compared as they are, the light's change taken out row by row.
+        # alignment; the frames are then compared as they are, the light's change taken out row by row. Not in
+        # steady light, where evened rows lose turned knocks (99% -> 76% read once); under bands a new throw's
+        # settle then costs ~15 ms instead of ~2 (session 45, reference 2.82 ms).
         found_on = [(last, small)]
         if _bands_seen(previous, small):
             found_on.append((_rows_evened(last), _rows_evened(small)))

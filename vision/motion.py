@@ -249,8 +249,11 @@ class MotionTracker:
         if _bands_seen(previous, small):
             found_on.append((_rows_evened(last), _rows_evened(small)))
         for before, after in found_on:
+            shift = _phase_shift(before, after)          # where both looks start from
+            if shift is None:
+                continue
             for find in (_moved_onto, _turned_onto):
-                motion = find(before, after)
+                motion = find(before, after, shift)
                 if motion is not None and self._looks_as(*_laid_over(last, small, *motion)):
                     self._last_read = small          # the view as it now lies, for the next comparison
                     return True
@@ -426,18 +429,15 @@ def _row_gains(before: _Shot, after: _Shot) -> tuple[np.ndarray, np.ndarray]:
 _Motion = tuple[np.ndarray, tuple[slice, slice], bool]
 
 
-def _moved_onto(before: _Shot, after: _Shot) -> _Motion | None:
-    """The shift that best lays `before` over `after`, and where they overlap with a margin; None when it moved by
-    under a quarter of a level's pixel, or by more than MOST_VIEW_SHIFT.
+def _moved_onto(before: _Shot, after: _Shot, shift: tuple[float, float]) -> _Motion | None:
+    """The shift that best lays `before` over `after`, found around phase correlation's `shift` (_phase_shift), and
+    where they overlap with a margin; None when it moved by under a quarter of a level's pixel.
 
     The shift is whatever lines up most of the picture: for a throw made again, often the dice of one frame over the
     other's (they stand out most from a plain tray). Only a scene that then looks as still frames do, tray, walls and
     dice alike, moved whole. Phase correlation finds the shift to within ~0.4 of a level's pixel, too coarse to lay a
     die's edges over each other; the sum of squared differences, searched around it in quarter, then sixteenth
     pixels, finds it to within ~0.05."""
-    shift = _phase_shift(before, after)
-    if shift is None:
-        return None
     dx, dy = shift
     height, width = before.levels.shape
     # What came into view at the edges was not in `before`; the search's and the interpolation's reach besides.
@@ -449,18 +449,16 @@ def _moved_onto(before: _Shot, after: _Shot) -> _Motion | None:
     return matrix, inside, False
 
 
-def _turned_onto(before: _Shot, after: _Shot) -> _Motion | None:
-    """The motion (a turn and a shift, no scaling) that best lays `before` over `after`, and where they overlap with a
-    margin; None when the turn is over MOST_VIEW_TURN, the shift over MOST_VIEW_SHIFT, or no such motion is found.
+def _turned_onto(before: _Shot, after: _Shot, shift: tuple[float, float]) -> _Motion | None:
+    """The motion (a turn and a shift, no scaling) that best lays `before` over `after`, found from phase
+    correlation's `shift` (_phase_shift), and where they overlap with a margin; None when the turn is over
+    MOST_VIEW_TURN, the shift over MOST_VIEW_SHIFT, or no such motion is found.
 
     A knock on the table turns a camera on its stand a little as it moves it: 1 degree moves a corner of the view
     ~1.7 of a level's pixels against its middle, and a view moved whole by a shift alone then no longer looks as still
     frames do (of 100 knocks turning the view up to 1 degree, 58 were read again as a throw; session 45). The turn
     comes from OpenCV's ECC alignment (findTransformECC, Euclidean), started from phase correlation's shift; its shift
     is then refined as _moved_onto refines its own, to lay strong edges (a white die on felt) over each other."""
-    shift = _phase_shift(before, after)
-    if shift is None:
-        return None
     height, width = before.levels.shape
     # ECC's warp maps `after`'s pixels to `before`'s (it is applied with WARP_INVERSE_MAP): the shift reversed.
     start = np.float32([[1, 0, -shift[0]], [0, 1, -shift[1]]])

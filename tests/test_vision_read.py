@@ -272,7 +272,8 @@ def test_the_reader_gives_the_closer_look_its_dice_cut_wider(monkeypatch: pytest
 
     monkeypatch.setattr(read, "find_dice_and_faint_left_out", locating)
     monkeypatch.setattr(read_dice, "confirm", confirming)
-    rendered = render_tray(33, D6, faces=["2", "5", "6"], tray="light")     # 640 px wide: the work frame itself
+    # 640 px wide, dice of the usual size: the work frame itself, read once
+    rendered = render_tray(33, D6, faces=["2", "5", "6"], tray="light", die_size=(40, 46))
     assert len(read_tray(rendered.image, D6, expect=3).dice) == 3     # all found: the first look only
     (crops, wide), = given      # the candidates the classifier took for dice, read once
     for crop, wide_crop in zip(crops, wide, strict=True):
@@ -1207,6 +1208,9 @@ def test_the_second_locator_is_asked_for_dice_only_when_fewer_dice_are_found_tha
         monkeypatch: pytest.MonkeyPatch) -> None:
     import vision.read as read
 
+    # Each frame read once, at the usual width: this one's dice, boxed ~73 px, are read again smaller (vision.read,
+    # WORK_SIDES), which asks the same looks again.
+    monkeypatch.setattr(read, "RESCALED_READS", 0)
     rendered = render_tray(3_200_024, D6, **BLACK_PAIR_ON_FELT)     # a throw the reader's locator finds whole
     expected = read_tray(rendered.image, D6, expect=2)
     assert expected.status == "ok" and len(expected.dice) == 2

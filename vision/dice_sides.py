@@ -34,7 +34,7 @@ class DiceSides:
     def remember(self, reading: TrayReading) -> None:
         """Remember the dice of a throw the game counts (status "ok") read as a sure face other than 1."""
         if reading.status == "ok":
-            self._sides.extend(d.side for d in reading.dice if d.sure and d.face != NOT_A_MEASURE and d.side > 0)
+            self._sides.extend(measures(reading))
 
     def forget(self) -> None:
         """Start afresh: the frames' size changed, the tray was found again, or other dice are thrown."""
@@ -43,3 +43,15 @@ class DiceSides:
     @property
     def side(self) -> float | None:
         return float(median(self._sides)) if len(self._sides) >= NEEDED else None
+
+
+def measures(reading: TrayReading) -> list[float]:
+    """The sides of a reading's dice that measure the dice (pixels of its frame): those read as a sure face other
+    than 1, whatever the reading's status."""
+    return [d.side for d in reading.dice if d.sure and d.face != NOT_A_MEASURE and d.side > 0]
+
+
+def measured_side(reading: TrayReading) -> float | None:
+    """The median side of a reading's dice that measure the dice (measures), None when none does."""
+    sides = measures(reading)
+    return float(median(sides)) if sides else None

@@ -180,13 +180,14 @@ class LocatedDie:
         return self.rect[1][0]
 
 
-def to_work(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """The frame at WORK_WIDTH (the reader's and the locator's scale), and the scale from frame to work pixels."""
+def to_work(image: np.ndarray, width: int = WORK_WIDTH) -> tuple[np.ndarray, float]:
+    """The frame at `width` (the reader's and the locator's scale: WORK_WIDTH, unless its dice would be too small or
+    too big there, vision.read), and the scale from frame to work pixels."""
     h, w = image.shape[:2]
-    scale = WORK_WIDTH / w
+    scale = width / w
     if scale == 1:
         return image, 1.0
-    size = (WORK_WIDTH, max(1, round(h * scale)))
+    size = (width, max(1, round(h * scale)))
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), scale
 
 

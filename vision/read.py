@@ -29,11 +29,13 @@ import numpy as np
 
 from companion.errors import DiceCompanionError
 from vision.dice_geometry import dice_side_known, overlapping_dice, usual_side
+from vision.dice_sides import measured_side
 from vision.face_checks import doubted_ones
 from vision.flat import first_look_net, flat_net, taught_flat_net
 from vision.locate import (
     FAINT_PEAK,
     PEAK_PROBABILITY,
+    WORK_WIDTH,
     check_tray,
     find_dice,
     find_dice_and_faint_left_out,
@@ -65,6 +67,19 @@ from vision.second_looks import (
 # 2.3 to 1.
 MAX_ASPECT = 3.0
 MIN_SIDE = 32        # px, the shortest side taken: a thumbnail's dice are a few pixels, their upscaled blur no die
+
+# The nets learned dice ~25-60 px wide in the work frame (vision.locate.WORK_WIDTH wide). A camera mounted higher, or
+# a bigger tray, shows the dice smaller; one mounted closer, bigger. Dice whose side (as the reader measures it, its
+# box: vision.dice_sides.measured_side) is off WORK_SIDES in a frame read at WORK_WIDTH are read from a work frame
+# scaled to make them WORK_SIDE, within WORK_WIDTHS: from a 1280x960 camera frame at its own resolution, a 640x480 one
+# enlarged. Their side is the table's (read_tray's die_side) or, not known, that of the dice the frame's first reading
+# read surely, the frame then read again. Fresh virtual trays (100 each, read expecting their dice; vision/training/
+# README.md, session 46): dice 16-20 px in 640x480 frames 94.1% right read at 640 wide, 100% read at 1280; 32-40 px
+# in 1280x960 frames 93.0% at 640, 99.8% at 1280; 65-85 px in 640x480 frames 96.7% at 640, 99.6% at 320.
+WORK_SIDES = (24.0, 70.0)
+WORK_SIDES_AIMED = (38.0, 56.0)
+WORK_WIDTHS = (320, 1920)
+RESCALED_READS = 2
 
 
 class ReadError(DiceCompanionError):
@@ -255,7 +270,48 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     h, w = image.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)
-    work, scale = to_work(image)
+    width = rescaled(WORK_WIDTH, None if die_side is None else die_side * WORK_WIDTH / w)
+    reading = _read_at(image, width, model, tray, expect, die_side)
+    if die_side is None:
+        # Dice of no known side are measured by their reading, and read again at their scale while off it (a die
+        # much smaller than WORK_SIDES is boxed too big: it may take two).
+        for _ in range(RESCALED_READS):
+            side = _side_seen(reading, width / w)
+            scaled = rescaled(width, side)
+            if scaled == width:
+                break
+            width = scaled
+            reading = _read_at(image, width, model, tray, expect, None)
+    return reading
+
+
+def rescaled(width: int, side: float | None) -> int:
+    """The width of the work frame to read at, when the dice are `side` px (None: not known) in one `width` px wide:
+    `width`, unless they are off WORK_SIDES there; then the width that makes them the nearer of WORK_SIDES_AIMED,
+    within WORK_WIDTHS."""
+    if side is None or WORK_SIDES[0] <= side <= WORK_SIDES[1]:
+        return width
+    aimed = WORK_SIDES_AIMED[0] if side < WORK_SIDES[0] else WORK_SIDES_AIMED[1]
+    return int(np.clip(round(width * aimed / side), *WORK_WIDTHS))
+
+
+def _side_seen(reading: TrayReading, scale: float) -> float | None:
+    """The dice's side in work pixels (`scale` of the frame's) as a reading shows it: that of its dice read as a sure
+    face other than 1 (vision.dice_sides.measured_side); with none, the median box when that is over WORK_SIDES (dice
+    that big are seldom read surely). Never the boxes of dice left unsure when small: one pip of a dark die boxed
+    alone is, and a frame enlarged for it would show the pip as big as a die."""
+    side = measured_side(reading)
+    if side is None and reading.dice:
+        boxes = float(median(d.side for d in reading.dice)) * scale
+        return boxes if boxes > WORK_SIDES[1] else None
+    return None if side is None else side * scale
+
+
+def _read_at(image: np.ndarray, width: int, model: DieModel, tray: tuple[int, int, int, int] | None,
+             expect: int | None, die_side: float | None) -> TrayReading:
+    """read_tray's reading of the image from a work frame `width` px wide."""
+    h, w = image.shape[:2]
+    work, scale = to_work(image, width)
     work_tray = None if tray is None else _work_tray(tray, scale, work.shape[1], work.shape[0])
     with dice_side_known(None if die_side is None else die_side * scale):
         dice = _reading_order(_read_frame(work, work_tray, model, expect))

@@ -1304,6 +1304,9 @@ def test_dice_neither_locator_sees_are_found_in_the_frame_with_its_shadows_lifte
     with monkeypatch.context() as frame_as_it_is:
         frame_as_it_is.setattr(second_looks, "_with_shadows_lifted", lambda work: work)
         frame_as_it_is.setattr(read, "FAINT_PEAK", PEAK_PROBABILITY)
+        # (and at the usual width: the 4 of 3,200,071 measures its dice under WORK_SIDES, and the frame enlarged
+        # for them shows both dice to the locators, session 46)
+        frame_as_it_is.setattr(read, "RESCALED_READS", 0)
         assert read_tray(rendered.image, D6, expect=2).status == "reroll"
     _read_whole(rendered, D6)
 

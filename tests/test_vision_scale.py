@@ -13,7 +13,7 @@ from vision.bench import faces_are
 from vision.models import D6
 from vision.read import WORK_SIDES, WORK_SIDES_AIMED, WORK_WIDTHS, read_tray, rescaled
 from vision.result import DieReading, TrayReading
-from vision.training.photos import read_labels
+from vision.training.photos import PHOTO_SIDE, LabelledDie, LabelledPhoto, read_labels, side_by_side
 from vision.virtual_tray import render_tray
 
 
@@ -43,6 +43,20 @@ def test_the_work_width_changes_only_for_dice_off_the_sides_the_nets_learned() -
     assert rescaled(1280, 2 * big) == 640                    # too big, half as big
     assert rescaled(640, 4.0) == WORK_WIDTHS[1]             # never beyond WORK_WIDTHS, however small
     assert rescaled(640, 400.0) == WORK_WIDTHS[0]
+    # A frame is read at its own resolution rather than resampled a little (OWN_WIDTH_REACH).
+    assert rescaled(640, 0.9 * small / 2, 1280) == 1280 and rescaled(640, small / 2 / 1.5, 1280) == 1920
+    assert rescaled(640, small / 2, None) == rescaled(640, small / 2, 640) == 1280
+
+
+def test_a_die_read_as_two_faces_at_two_scales_is_unsure_when_its_frame_was_shrunk() -> None:
+    first = TrayReading("ok", None, (DieReading("4", 0.94, True, (197, 39, 99, 99), side=86.0),
+                                     DieReading("5", 0.97, True, (400, 300, 90, 90), side=80.0)))
+    shrunk = TrayReading("ok", None, (DieReading("2", 0.91, True, (204, 78, 72, 72), side=58.0),
+                                      DieReading("5", 0.95, True, (402, 301, 88, 88), side=78.0)))
+    torn = read._unsure_where_torn(shrunk, first, 2, 640, 480)
+    assert [(d.face, d.sure, d.reason) for d in torn.dice] == [("?", False, "unclear"), ("5", True, None)]
+    assert torn.status == "reroll" and torn.reason.startswith("die 1 of 2 (top) cannot be read")
+    assert read._unsure_where_torn(first, first, 2, 640, 480) == first
 
 
 def _reading(*dice: tuple[str, bool, float]) -> TrayReading:
@@ -59,26 +73,15 @@ def test_the_dice_are_measured_by_the_sure_faces_and_never_enlarged_for_small_un
     assert read._side_seen(_reading(("?", False, 80.0), ("?", False, 90.0)), 1.0) == 85.0
 
 
-def _photos_four_to_a_frame(folder: Path) -> tuple[np.ndarray, list[str], list[tuple[int, int, int, int]]]:
-    """The repository's four real photos (640x640 each) side by side in one 1280x1280 frame: their dice, 30-45 px,
-    are what a 1280-wide camera twice as far from a tray shows, 15-22 px at WORK_WIDTH."""
-    photos = sorted(folder.glob("*.jpg"))
-    assert len(photos) == 4
-    frame, labels, boxes = np.zeros((1280, 1280, 3), np.uint8), [], []
-    for k, photo in enumerate(photos):
-        image = cv2.imread(str(photo))
-        h, w = image.shape[:2]
-        x, y = 640 * (k % 2), 640 * (k // 2)
-        frame[y:y + h, x:x + w] = image
-        for die in read_labels(photo.with_suffix(".txt"), w, h):
-            labels.append(die.label)
-            boxes.append((die.box[0] + x, die.box[1] + y, die.box[2], die.box[3]))
-    return frame, labels, boxes
-
-
 def test_real_dice_seen_small_in_a_big_frame_are_read_at_its_own_resolution(
         test_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    frame, labels, _ = _photos_four_to_a_frame(test_data / "photos")
+    # The repository's four real photos side by side: their dice, 30-45 px, are what a 1280-wide camera twice as far
+    # from a tray shows, 15-22 px at WORK_WIDTH.
+    photos = [LabelledPhoto(path, read_labels(path.with_suffix(".txt"), PHOTO_SIDE, PHOTO_SIDE))
+              for path in sorted((test_data / "photos").glob("*.jpg"))]
+    frame, dice = side_by_side(photos)
+    labels = [d.label for d in dice]
+    assert frame.shape == (1280, 1280, 3) and len(labels) == 19
     widths = _widths_read(monkeypatch)
     reading = read_tray(frame, D6, expect=len(labels))
     assert reading.status == "ok" and faces_are(reading, labels)
@@ -108,14 +111,20 @@ def test_dice_far_smaller_or_bigger_than_usual_are_read_again_at_their_scale(
     assert read_tray(rendered.image, D6, expect=len(labels)).status == "reroll"
 
 
-def test_a_table_that_knows_its_dice_reads_each_throw_once_at_their_scale(monkeypatch: pytest.MonkeyPatch) -> None:
-    rendered = render_tray(7627, D6, size=(1280, 960), die_size=(30, 36))
-    labels = [d.label for d in rendered.dice]
-    side = float(np.median([d.side for d in read_tray(rendered.image, D6, expect=len(labels)).dice]))
+def test_a_throw_read_whole_stands_and_one_refused_is_read_again_at_the_tables_dice_scale(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 1280x960 camera mounted high: its dice 30-36 px, 15-18 px at the usual width. The table knows their side.
+    refused = render_tray(7627, D6, size=(1280, 960), die_size=(30, 36))
+    labels = [d.label for d in refused.dice]
+    side = float(np.median([d.side for d in read_tray(refused.image, D6, expect=len(labels)).dice]))
     widths = _widths_read(monkeypatch)
-    reading = read_tray(rendered.image, D6, expect=len(labels), die_side=side)
+    reading = read_tray(refused.image, D6, expect=len(labels), die_side=side)
     assert reading.status == "ok" and faces_are(reading, labels)
-    assert widths == [rescaled(640, side / 2)] and widths[0] > 640
+    assert widths == [640, rescaled(640, side / 2, 1280)] and widths[1] > 640
+    whole = render_tray(7637, D6, size=(1280, 960), die_size=(30, 36))
+    widths.clear()
+    reading = read_tray(whole.image, D6, expect=len(whole.dice), die_side=side)
+    assert reading.status == "ok" and faces_are(reading, [d.label for d in whole.dice]) and widths == [640]
 
 
 def test_dice_of_the_usual_size_are_read_once_at_the_usual_width(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,3 +132,18 @@ def test_dice_of_the_usual_size_are_read_once_at_the_usual_width(monkeypatch: py
     for seed in range(7632, 7637):
         read_tray(render_tray(seed, D6, die_size=(30, 50)).image, D6)
     assert widths == [640] * 5
+
+
+def test_photos_side_by_side_keep_their_dice_and_refuse_what_does_not_fit(tmp_path: Path) -> None:
+    shot = tmp_path / "shot.png"
+    image = np.full((PHOTO_SIDE, PHOTO_SIDE, 3), 90, np.uint8)
+    cv2.imwrite(str(shot), image)
+    photo = LabelledPhoto(shot, (LabelledDie("3", (10, 20, 30, 40)),))
+    frame, dice = side_by_side([photo, photo, photo])
+    assert frame.shape == (1280, 1280, 3) and frame[700, 100, 0] == 90 and frame[700, 700, 0] == 0
+    assert [d.box for d in dice] == [(10, 20, 30, 40), (650, 20, 30, 40), (10, 660, 30, 40)]
+    with pytest.raises(ValueError, match="5 photos do not fill a frame of 2x2"):
+        side_by_side([photo] * 5)
+    cv2.imwrite(str(shot), image[:600])
+    with pytest.raises(ValueError, match=r"shot\.png is 640x600"):
+        side_by_side([photo])

@@ -49,7 +49,7 @@ from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
 from vision.read_dice import FOREIGN_DIE, ReadDie, doubt, read_dice
 from vision.recognise import cross_check_net, face_net, face_net_for
-from vision.result import UNKNOWN_FACE, DieReading, TrayReading
+from vision.result import UNKNOWN_FACE, DieReading, TrayReading, match_boxes
 from vision.second_looks import (
     is_dark,
     with_dice_the_second_locator_finds,
@@ -69,17 +69,30 @@ MAX_ASPECT = 3.0
 MIN_SIDE = 32        # px, the shortest side taken: a thumbnail's dice are a few pixels, their upscaled blur no die
 
 # The nets learned dice ~25-60 px wide in the work frame (vision.locate.WORK_WIDTH wide). A camera mounted higher, or
-# a bigger tray, shows the dice smaller; one mounted closer, bigger. Dice whose side (as the reader measures it, its
-# box: vision.dice_sides.measured_side) is off WORK_SIDES in a frame read at WORK_WIDTH are read from a work frame
-# scaled to make them WORK_SIDE, within WORK_WIDTHS: from a 1280x960 camera frame at its own resolution, a 640x480 one
-# enlarged. Their side is the table's (read_tray's die_side) or, not known, that of the dice the frame's first reading
-# read surely, the frame then read again. Fresh virtual trays (100 each, read expecting their dice; vision/training/
-# README.md, session 46): dice 16-20 px in 640x480 frames 94.1% right read at 640 wide, 100% read at 1280; 32-40 px
-# in 1280x960 frames 93.0% at 640, 99.8% at 1280; 65-85 px in 640x480 frames 96.7% at 640, 99.6% at 320.
-WORK_SIDES = (24.0, 70.0)
+# over a bigger tray, shows the dice smaller; one closer, bigger. Dice whose side (as the reader measures it: the
+# median side of the dice read as a sure face other than 1, vision.dice_sides.measured_side) is off WORK_SIDES in the
+# work frame are read again from one scaled to make them the nearer of WORK_SIDES_AIMED, within WORK_WIDTHS: from a
+# 1280x960 camera frame at up to its own resolution, from a 640x480 one enlarged. Their side is the table's when known
+# (read_tray's die_side: the frame is then read once, at their scale); otherwise that of the frame's reading, read
+# again while it is off them (RESCALED_READS). Chosen on fresh virtual trays (session 46, 80 trays a size, read at
+# fixed widths): dice 14-20 px and 70-95 px read far better brought to ~40 px (14-17 px: 88.7% -> 99.2% right;
+# 80-95 px: 83.5% -> 99.7%), dice 20-29 and 50-62 px as well either way. Two bounds come from what the measure is:
+# - the lower one, from the train split's photos. Read at their own 640 px their dice measure 23-41 px (a box hugs
+#   a real die's top face) and read as well as ever; four of them side by side in a 1280 px frame (a camera twice as
+#   far), at 640 px wide their dice measure 21-24 px, a box no smaller than the locator gives, and 47% of those dice
+#   were read right; read again at 25 px, 96% (2 of 200 photos read otherwise, as well). At 28, 52 photos read again
+#   enlarged, a die fewer right and one read wrong: real dice read best at their own resolution;
+# - the upper one, from black dice on felt: a 64 px die measured 73 px alone in its throw, and a frame shrunk to bring
+#   that to 38 px lost both dice's pips (tests/test_vision_read.py, 4,430,785). Shrunk to 56 px they read as before.
+# The battery of tuning sets read die for die as before but for 5 dice of 9,300 (vision/training/README.md).
+WORK_SIDES = (25.0, 70.0)
 WORK_SIDES_AIMED = (38.0, 56.0)
-WORK_WIDTHS = (320, 1920)
+WORK_WIDTHS = (320, 1920)   # 1920: three times WORK_WIDTH; the locator's time grows with the square
 RESCALED_READS = 2
+# A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
+# real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
+# its swirl a pip; at 1,280, as a 2).
+OWN_WIDTH_REACH = 1.25
 
 
 class ReadError(DiceCompanionError):
@@ -270,29 +283,53 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     h, w = image.shape[:2]
     if tray is not None:
         check_tray(tray, w, h)
-    width = rescaled(WORK_WIDTH, None if die_side is None else die_side * WORK_WIDTH / w)
-    reading = _read_at(image, width, model, tray, expect, die_side)
-    if die_side is None:
-        # Dice of no known side are measured by their reading, and read again at their scale while off it (a die
-        # much smaller than WORK_SIDES is boxed too big: it may take two).
-        for _ in range(RESCALED_READS):
-            side = _side_seen(reading, width / w)
-            scaled = rescaled(width, side)
-            if scaled == width:
-                break
-            width = scaled
-            reading = _read_at(image, width, model, tray, expect, None)
-    return reading
+    width = WORK_WIDTH
+    reading = first = _read_at(image, width, model, tray, expect, die_side)
+    for _ in range(RESCALED_READS):
+        if expect is not None and reading.status == "ok":
+            break           # a throw read whole, its count right, stands (at the table, the most of them)
+        # The dice's side, known or as this reading shows it: off WORK_SIDES, read again at their scale (a die much
+        # smaller than them is boxed too big: it may take two).
+        side = _side_seen(reading, width / w) if die_side is None else die_side * width / w
+        scaled = rescaled(width, side, w)
+        if scaled == width:
+            break
+        width = scaled
+        reading = _read_at(image, width, model, tray, expect, die_side)
+    return _unsure_where_torn(reading, first, expect, w, h) if width < WORK_WIDTH else reading
 
 
-def rescaled(width: int, side: float | None) -> int:
+def _unsure_where_torn(reading: TrayReading, first: TrayReading, expect: int | None, width: int, height: int
+                       ) -> TrayReading:
+    """The reading of a frame shrunk for its big dice, each of its dice unsure that the first reading (at
+    WORK_WIDTH) read as another face surely: a die read so at two scales is one neither read can be trusted on. A
+    lone big die read again smaller was boxed on a part of it, and two pips of a 4 read as a sure 2 (fresh tray
+    6,821,052, session 46). Not for a frame enlarged for its small dice: read at WORK_WIDTH they are the reads
+    that fail (on the train split's photos four to a frame, asking it there too left 22 dice unclear, 9 more, and
+    read 0.7% fewer dice right)."""
+    matched = match_boxes([d.box for d in reading.dice], [d.box for d in first.dice])
+    torn = {i for i, j in matched.items()
+            if reading.dice[i].sure and first.dice[j].sure and reading.dice[i].face != first.dice[j].face}
+    if not torn:
+        return reading
+    # Told as any die the reader cannot read: "cannot be read".
+    dice = [replace(d, face=UNKNOWN_FACE, confidence=min(d.confidence, 0.5), sure=False, reason="unclear")
+            if i in torn else d for i, d in enumerate(reading.dice)]
+    reason = _reroll_reason(dice, expect, width, height)
+    return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(dice))
+
+
+def rescaled(width: int, side: float | None, own: int | None = None) -> int:
     """The width of the work frame to read at, when the dice are `side` px (None: not known) in one `width` px wide:
     `width`, unless they are off WORK_SIDES there; then the width that makes them the nearer of WORK_SIDES_AIMED,
-    within WORK_WIDTHS."""
+    within WORK_WIDTHS, or the frame's `own` width when that is within OWN_WIDTH_REACH of it."""
     if side is None or WORK_SIDES[0] <= side <= WORK_SIDES[1]:
         return width
     aimed = WORK_SIDES_AIMED[0] if side < WORK_SIDES[0] else WORK_SIDES_AIMED[1]
-    return int(np.clip(round(width * aimed / side), *WORK_WIDTHS))
+    scaled = int(np.clip(round(width * aimed / side), *WORK_WIDTHS))
+    if own is not None and own / OWN_WIDTH_REACH <= scaled <= own * OWN_WIDTH_REACH:
+        return own
+    return scaled
 
 
 def _side_seen(reading: TrayReading, scale: float) -> float | None:

@@ -16,6 +16,7 @@ from vision.result import box_iou
 
 DEFAULT_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tray-d6-photos"
 FACES = ("1", "2", "3", "4", "5", "6")
+PHOTO_SIDE = 640        # px, every photo's width and height
 LABEL_FIXES = Path(__file__).resolve().with_name("label_fixes.toml")
 
 
@@ -111,8 +112,27 @@ def load_split(split: str, root: Path = DEFAULT_PHOTOS, fixed: bool = True) -> l
     for name in names:
         stem = Path(name).stem
         photos.append(LabelledPhoto(root / "images" / f"{stem}.jpg",
-                                    read_labels(root / "labels" / f"{stem}.txt", 640, 640)))
+                                    read_labels(root / "labels" / f"{stem}.txt", PHOTO_SIDE, PHOTO_SIDE)))
     return with_label_fixes(photos, split, label_fixes()) if fixed else photos
+
+
+def side_by_side(photos: list[LabelledPhoto], columns: int = 2) -> tuple[np.ndarray, tuple[LabelledDie, ...]]:
+    """The photos in one frame, `columns` cells of PHOTO_SIDE to a row and as many rows (a cell with no photo left
+    black), with their dice in its pixels: what a camera `columns` times as far from such trays sees, at `columns`
+    times the photos' resolution (its dice as many pixels as theirs, in a frame that much wider)."""
+    if not 0 < len(photos) <= columns * columns:
+        raise ValueError(f"{len(photos)} photos do not fill a frame of {columns}x{columns} photos")
+    frame = np.zeros((columns * PHOTO_SIDE, columns * PHOTO_SIDE, 3), np.uint8)
+    dice = []
+    for k, photo in enumerate(photos):
+        image = photo.load()
+        if image.shape[:2] != (PHOTO_SIDE, PHOTO_SIDE):
+            raise ValueError(f"photo {photo.path.name} is {image.shape[1]}x{image.shape[0]}, not "
+                             f"{PHOTO_SIDE}x{PHOTO_SIDE}")
+        x, y = PHOTO_SIDE * (k % columns), PHOTO_SIDE * (k // columns)
+        frame[y:y + PHOTO_SIDE, x:x + PHOTO_SIDE] = image
+        dice += [replace(d, box=(d.box[0] + x, d.box[1] + y, d.box[2], d.box[3])) for d in photo.dice]
+    return frame, tuple(dice)
 
 
 def save_patches(path: str, data: dict[str, np.ndarray]) -> None:

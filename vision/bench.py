@@ -134,6 +134,20 @@ def run_real_photos(root: Path) -> tuple[Tally, Tally]:
     return fixed, own
 
 
+def run_real_photos_far(root: Path) -> Tally:
+    """The test split's photos four to a 1280x1280 frame (vision.training.photos.side_by_side), each frame read once
+    with no count: real dice as a camera twice as far from the tray shows them, at twice the photos' resolution (the
+    reader's work frame at 640 px wide shows them 15-22 px: vision.read, WORK_SIDES)."""
+    from vision.training.photos import load_split, side_by_side
+
+    tally = Tally("real photos, 4 a frame")
+    photos = load_split("test", root)
+    for k in range(0, len(photos), 4):
+        frame, dice = side_by_side(photos[k:k + 4])
+        tally.add(read_tray(frame, D6), [(d.label, d.box) for d in dice], photos[k].path.name)
+    return tally
+
+
 def virtual_trays(model: DieModel, count: int, size: tuple[int, int] = (640, 480), first: int = BENCH_SEED_START,
                   **look: object) -> Iterator[tuple[str, np.ndarray, list[tuple[str, tuple[int, int, int, int]]]]]:
     from vision.virtual_tray import render_tray
@@ -163,6 +177,14 @@ TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die
 # nets take gold pips on marbling for.
 WEAK_LOOK = {"die_colour": "marbled", "pip_colour": "gold"}
 WEAK_LOOK_SEED_START = BENCH_SEED_START + 800_000
+
+# Dice far from the side the nets learned (vision.read, WORK_SIDES): a camera mounted high, or over a big tray, shows
+# them small; one close to the tray, big. Virtual d6 trays read with no count, --size-trays each: name, frame size,
+# die_size (vision.virtual_tray.Look).
+SIZE_SETS = (("d6 small, 15-20 px", (640, 480), (15.0, 20.0)),
+             ("d6 small, 1280: 30-40 px", (1280, 960), (30.0, 40.0)),
+             ("d6 big, 75-95 px", (640, 480), (75.0, 95.0)))
+SIZE_SEED_START = BENCH_SEED_START + 400_000
 
 HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred", "outside")
 # The reader is timed on SPEED_FRAMES_EACH frames (--speed-frames) of each of these numbers of dice: the figure is
@@ -604,6 +626,9 @@ def main(argv: list[str]) -> int:
                              f"most {WATCH_SEEDS_EACH}, the set's seeds)")
     parser.add_argument("--calibration-trays", type=_how_many, default=400,
                         help="virtual trays the tray calibration is measured on (0: skip that line)")
+    parser.add_argument("--size-trays", type=_how_many, default=200,
+                        help="virtual trays per set of dice far smaller or bigger than usual, and the real photos "
+                             "four to a frame (0: skip those rows)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
                         help=f"frames timed per number of dice ({', '.join(map(str, SPEED_DICE))}; "
                              f"default {SPEED_FRAMES_EACH})")
@@ -629,6 +654,12 @@ def main(argv: list[str]) -> int:
         tallies.append(run_set("excape, marbled, gold", EXCAPE, weak, expect_dice=args.weak_look_dice))
     if args.taught_dice:
         tallies.append(run_taught(args.taught_dice))
+    if args.size_trays:
+        if real is not None:
+            tallies.append(run_real_photos_far(args.photos))
+        tallies += [run_set(name, D6, virtual_trays(D6, args.size_trays, size, SIZE_SEED_START + 10_000 * k,
+                                                    die_size=die_size))
+                    for k, (name, size, die_size) in enumerate(SIZE_SETS)]
 
     hazard_tallies = ([*(run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES),
                        run_hazards(TAUGHT_HAZARD, args.hazard_trays, taught=True)] if args.hazard_trays else [])

@@ -5,9 +5,11 @@ each die labelled as the face it shows, vision/training/label_fixes.toml, and ta
 and virtual-tray renders of `d6` and `excape` from seeds the training never used (BENCH_SEED_START on), with no
 hazards (every die should be read), of Excape dice of the look read worst (WEAK_LOOK: marbled, gold pips), and of
 card-letter dice that `teach` learned from three virtual shots a face each (seeds just below BENCH_SEED_START, which
-the training never reaches either), each read on new throws. A die counts as found when a reading's box overlaps its
-labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right face; silently wrong = sure
-and the wrong face; flagged unsure = found but not sure; false dice = readings that match no die.
+the training never reaches either), each read on new throws; and dice far smaller or bigger than the nets learned
+(SIZE_SETS, and the test split's photos four to a frame: a camera twice as far). A die counts as found when a
+reading's box overlaps its labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right
+face; silently wrong = sure and the wrong face; flagged unsure = found but not sure; false dice = readings that match
+no die.
 Hazards: virtual trays each with one die cocked, stacked (two dice), cut by the frame edge, blurred or outside the
 tray (on the table beside it, read with the tray's region calibrated: the box of its rim as drawn), d6 and Excape in
 turn, and the taught card die cocked, read with the number of dice thrown (as the companion reads): the hazard dice

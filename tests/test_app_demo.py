@@ -518,3 +518,33 @@ def test_only_a_throw_accepted_is_said_to_be_the_same_throw_when_its_dice_moved_
     readings = iter([reading(first, 0, second), reading(first, 9, second)])
     monkeypatch.setattr(vision.read, "read_tray", lambda *args, **kwargs: next(readings))
     assert _said(TrayWatcher(Config()), settles) == [["2", "5"] if first == "ok" else ["5", "?"], said_next]
+
+
+def test_a_camera_mounted_high_has_the_throws_the_usual_width_refused_read_at_its_own_resolution(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 1280x960 camera high over the tray: its dice 24-28 px, 12-14 px in the reader's usual 640 px work frame. Six
+    # throws in one tray; from the third the table knows its dice's side (vision.dice_sides) and reads a throw the
+    # usual width refused again at their scale (vision.read, WORK_SIDES). Read at 640 px only, the last two throws
+    # were refused, a die of each unclear (session 46).
+    import vision.read
+    from vision.models import D6
+    from vision.virtual_tray import render_tray, roll_frames
+
+    far = {"size": (1280, 960), "tray_seed": 7660, "die_size": (24, 28)}
+
+    def table_reads() -> list[tuple[str, list[str], list[str]]]:
+        watcher = TrayWatcher(Config())
+        reads = []
+        for seed in range(7666, 7672):
+            thrown = sorted(d.label for d in render_tray(seed, D6, n_dice=2, **far).dice)
+            for frame in roll_frames(seed, D6, n_dice=2, rolling=3, still=5, **far):
+                _, reading = watcher(frame, "mex")
+                if reading is not None:
+                    reads.append((reading.status, sorted(reading.faces), thrown))
+        assert watcher.sides.side is not None and watcher.sides.side < 25 * 1280 / 640
+        return reads
+
+    reads = table_reads()
+    assert len(reads) == 6 and all(status == "ok" and faces == thrown for status, faces, thrown in reads)
+    monkeypatch.setattr(vision.read, "RESCALED_READS", 0)
+    assert [status for status, _, _ in table_reads()] == ["ok"] * 4 + ["reroll"] * 2

@@ -147,3 +147,14 @@ def test_photos_side_by_side_keep_their_dice_and_refuse_what_does_not_fit(tmp_pa
     cv2.imwrite(str(shot), image[:600])
     with pytest.raises(ValueError, match=r"shot\.png is 640x600"):
         side_by_side([photo])
+
+
+def test_a_lone_big_die_read_as_another_face_in_its_shrunk_frame_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A lone 4 of ~100 px, read as a sure 4 at 640 px wide; shrunk, it was boxed on part of it and read as a sure 2
+    # (fresh tray 6,821,052 of session 46, where the rule was chosen).
+    rendered = render_tray(6_821_052, D6, die_size=(70, 80))
+    assert [d.label for d in rendered.dice] == ["4"]
+    reading = read_tray(rendered.image, D6)
+    assert reading.status == "reroll" and [(d.face, d.reason) for d in reading.dice] == [("?", "unclear")]
+    monkeypatch.setattr(read, "_unsure_where_torn", lambda reading, *_: reading)
+    assert [(d.face, d.sure) for d in read_tray(rendered.image, D6).dice] == [("2", True)]

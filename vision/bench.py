@@ -58,11 +58,11 @@ from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading, match_boxes
+from vision.training.photos import DEFAULT_PHOTOS
 from vision.watch_bench import WATCH_HEADER, WATCH_SEEDS_EACH, WATCH_SETS, WATCH_STILL_FRAMES, watch_set
 
 MATCH_IOU = 0.3
 BENCH_SEED_START = 1_000_000    # same constant as vision.training.render_crops: training renders stay below
-DEFAULT_PHOTOS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "tray-d6-photos"
 
 
 def match_reading(reading: TrayReading, boxes: list[tuple[int, int, int, int]]

@@ -183,16 +183,16 @@ def test_a_model_this_reader_cannot_use_is_refused_when_loaded_not_at_the_first_
 def test_a_die_leaning_in_a_shot_gives_no_look(monkeypatch: pytest.MonkeyPatch) -> None:
     """A die cocked against the wall shows two faces: a look of it would teach the face a wrong picture."""
     shot = _shots("A", range(100, 101))[0]
-    whole = len(teach.dice_crops(shot))
+    whole = len(teach.shot_dice(shot).crops)
     assert whole == 2
     monkeypatch.setattr(teach, "not_flat", lambda work, dice, taught: np.array([0.99] + [0.0] * (len(dice) - 1)))
-    assert len(teach.dice_crops(shot)) == whole - 1
+    assert len(teach.shot_dice(shot).crops) == whole - 1
     # (Tray 3,100,002 until the check was trained again with marbled and red-pip dice: over trays 3,100,000-059 the
     # old and new checks each let one leaning card die through, the old one here, the new one there.)
     cocked = render_tray(3_100_000, CARD_DIE, faces=["A", "A", "A"], hazards=frozenset({"cocked"}), **LOOK)
     monkeypatch.undo()
     flat_dice = sum(not d.hazards for d in cocked.dice)
-    assert len(teach.dice_crops(cocked.image)) == flat_dice      # the committed check leaves the leaning one out
+    assert len(teach.shot_dice(cocked.image).crops) == flat_dice      # the committed check leaves the leaning one out
 
 
 def test_a_taught_die_thrown_cocked_is_refused_not_read_as_the_face_most_up(taught: DieModel) -> None:

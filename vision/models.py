@@ -66,6 +66,11 @@ class DieModel:
     looks: dict[str, tuple[tuple[float, ...], ...]] = field(default_factory=dict, compare=False, repr=False)
     # What kind of data `looks` is (vision.recognise.TEMPLATE_FORMAT): looks of another kind are refused, not misread.
     embedder: str = field(default="", compare=False)
+    # How big the taught dice looked: their side in the shots they were taught from, as a fraction of the shots'
+    # width (the same at any resolution of one camera's view). A throw whose dice show no size of their own (none
+    # read surely) is read again at that scale (vision.read.read_tray). None: not known (a built-in model, or a
+    # model file written before session 47).
+    side_fraction: float | None = field(default=None, compare=False)
 
     # Cached: the reader asks for them several times per die. A frozen dataclass never changes, and
     # cached_property stores into the instance's __dict__ directly, past the frozen __setattr__.
@@ -121,6 +126,7 @@ def model_to_dict(model: DieModel) -> dict:
         "looks": {appearance: [[round(float(v), 3) for v in shot] for shot in shots]
                   for appearance, shots in model.looks.items()},
         "embedder": model.embedder,
+        **({} if model.side_fraction is None else {"side_fraction": round(model.side_fraction, 5)}),
     }
 
 
@@ -162,7 +168,13 @@ def model_from_dict(data: object, source: str = "model data") -> DieModel:
     embedder = data.get("embedder", "")
     if not isinstance(embedder, str):
         raise ModelError(f"{source}: 'embedder' must be the looks' format string written by `dice-companion teach`")
-    model = DieModel(name=name, kinds=tuple(kinds), looks=looks, embedder=embedder)
+    side_fraction = data.get("side_fraction")
+    if side_fraction is not None and not (isinstance(side_fraction, int | float) and not isinstance(side_fraction, bool)
+                                          and 0 < side_fraction < 1):
+        raise ModelError(f"{source}: 'side_fraction' must be the taught dice's side as a fraction of the shots' width "
+                         f"(a number between 0 and 1), got {side_fraction!r}")
+    model = DieModel(name=name, kinds=tuple(kinds), looks=looks, embedder=embedder,
+                     side_fraction=None if side_fraction is None else float(side_fraction))
     untaught = [f.appearance for f in model.faces if f.appearance.startswith("taught:") and f.appearance not in looks]
     if untaught:
         raise ModelError(f"{source}: taught faces {untaught} have no stored look; teach them again")

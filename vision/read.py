@@ -96,6 +96,12 @@ WORK_SIDES = (25.0, 70.0)
 WORK_SIDES_AIMED = (38.0, 56.0)
 WORK_WIDTHS = (320, 1920)   # 1920: three times WORK_WIDTH; the locator's time grows with the square
 RESCALED_READS = 2
+# Taught dice are matched to crops of the dice they were taught from (vision.recognise.template_scores), at the scale
+# both were cut: `teach` and the reader bring them to 38 px, big ones too. Within WORK_SIDES, card dice 58-66 px in
+# 640x480 frames read 92.9% right, brought to 38 px 99.8% (fresh trays 6,882,000+, taught from 6,880,000+, 100 throws
+# a size; 70-84 px 72.0% -> 98.5%); 24-32 px as before, within two dice (session 47).
+TAUGHT_WORK_SIDES = (25.0, 50.0)
+TAUGHT_WORK_SIDES_AIMED = (38.0, 38.0)
 # A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
 # real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
 # its swirl a pip; at 1,280, as a 2).
@@ -298,8 +304,9 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
             break           # a throw read whole, its count right, stands (at the table, the most of them)
         # The dice's side, known or as this reading shows it: off WORK_SIDES, read again at their scale (a die much
         # smaller than them is boxed too big: it may take two).
-        side = _side_seen(reading, width / w) if die_side is None else die_side * width / w
-        scaled = rescaled(width, side, w)
+        side = _side_known(die_side, model, w) or _side_seen(reading, 1.0)
+        side = None if side is None else side * width / w
+        scaled = rescaled(width, side, w, model.taught)
         if scaled == width:
             break
         width = scaled
@@ -327,17 +334,30 @@ def _unsure_where_torn(reading: TrayReading, first: TrayReading, expect: int | N
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(dice))
 
 
-def rescaled(width: int, side: float | None, own: int | None = None) -> int:
+def rescaled(width: int, side: float | None, own: int | None = None, taught: bool = False) -> int:
     """The width of the work frame to read at, when the dice are `side` px (None: not known) in one `width` px wide:
-    `width`, unless they are off WORK_SIDES there; then the width that makes them the nearer of WORK_SIDES_AIMED,
-    within WORK_WIDTHS, or the frame's `own` width when that is within OWN_WIDTH_REACH of it."""
-    if side is None or WORK_SIDES[0] <= side <= WORK_SIDES[1]:
+    `width`, unless they are off WORK_SIDES there (TAUGHT_WORK_SIDES for `taught` dice); then the width that makes
+    them the nearer of WORK_SIDES_AIMED (TAUGHT_WORK_SIDES_AIMED), within WORK_WIDTHS, or the frame's `own` width when
+    that is within OWN_WIDTH_REACH of it."""
+    sides, aims = (TAUGHT_WORK_SIDES, TAUGHT_WORK_SIDES_AIMED) if taught else (WORK_SIDES, WORK_SIDES_AIMED)
+    if side is None or sides[0] <= side <= sides[1]:
         return width
-    aimed = WORK_SIDES_AIMED[0] if side < WORK_SIDES[0] else WORK_SIDES_AIMED[1]
+    aimed = aims[0] if side < sides[0] else aims[1]
     scaled = int(np.clip(round(width * aimed / side), *WORK_WIDTHS))
     if own is not None and own / OWN_WIDTH_REACH <= scaled <= own * OWN_WIDTH_REACH:
         return own
     return scaled
+
+
+def _side_known(die_side: float | None, model: DieModel, width: int) -> float | None:
+    """The dice's side in pixels of a frame `width` px wide, known before it is read: the table's (read_tray's
+    die_side), else, for taught dice, their side in the shots they were taught from (DieModel.side_fraction). A throw
+    of taught dice read at a scale they were not taught at reads few of them surely, and those few are no measure: a
+    sure die boxed over two dice made card dice 15-18 px wide look 30 px (fresh throws 6,881,004 and 6,881,022,
+    session 47)."""
+    if die_side is not None:
+        return die_side
+    return None if model.side_fraction is None else model.side_fraction * width
 
 
 def _side_seen(reading: TrayReading, scale: float) -> float | None:

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from vision.flat import NOT_FLAT, not_flat
-from vision.locate import find_dice, to_work
+from vision.locate import WORK_WIDTH, LocatedDie, find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
-from vision.read import ReadError, checked_image, read_tray
+from vision.read import WORK_WIDTHS, ReadError, checked_image, read_tray, rescaled
 from vision.recognise import (
     TEMPLATE_FORMAT,
     TEMPLATE_SIZE,
@@ -40,9 +40,42 @@ class TeachError(ModelError):
     """The shots given to `teach` cannot make a model."""
 
 
-def dice_crops(image: np.ndarray) -> list[np.ndarray]:
-    """A TEMPLATE_SIZE crop of each whole die lying flat in one shot: the looks it gives its face."""
-    work, _ = to_work(checked_image(image))
+@dataclass(frozen=True)
+class ShotDice:
+    """One shot's whole dice lying flat: a TEMPLATE_SIZE crop of each (the looks it gives its face), and each one's side
+    as a fraction of the shot's width."""
+
+    crops: list[np.ndarray]
+    sides: list[float]
+
+
+def shot_dice(image: np.ndarray) -> ShotDice:
+    """The whole dice lying flat in one shot, looked at at their scale: a shot whose dice the reader's work frame
+    (WORK_WIDTH wide) shows off WORK_SIDES is looked at again as read_tray reads a throw of them (vision.read.rescaled),
+    so that the taught looks and the dice read later are cut at one scale. (Looked at 640 px wide only, card dice 30-36
+    px in 1280x960 shots gave 15-18 px crops, too few whole dice were found, and the die taught from them read 14% of
+    its dice right; session 47.)"""
+    image = checked_image(image)
+    own = int(np.clip(image.shape[1], *WORK_WIDTHS))
+    # Dice too small or too big for the locator at WORK_WIDTH are sought at the shot's own resolution, then at the
+    # least width: they are measured where they are seen, and cut where the reader will read them.
+    for width in dict.fromkeys((WORK_WIDTH, own, WORK_WIDTHS[0])):
+        work, _ = to_work(image, width)
+        dice = whole_dice(work)
+        if dice:
+            break
+    if dice:
+        width = rescaled(work.shape[1], float(np.median([c.side for c in dice])), image.shape[1], taught=True)
+        if width != work.shape[1]:
+            work, _ = to_work(image, width)
+            dice = whole_dice(work)
+    turns = square_up_many(work, [c.rect[0] for c in dice], [c.side for c in dice], [c.rect[2] for c in dice])
+    crops = [crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE) for c, turn in zip(dice, turns, strict=True)]
+    return ShotDice(crops, [c.side / work.shape[1] for c in dice])
+
+
+def whole_dice(work: np.ndarray) -> list[LocatedDie]:
+    """The dice of a work frame that may be taught from: whole, lying flat, and the size of the others."""
     # A taught look must be a whole die: not cut by the frame edge, surely a die (the locator knows dice by their
     # shape, whatever their faces show; the face classifier knows only pips, 7 and X), and the size of the others.
     # Nor leaning (a die cocked against the wall shows two faces: no look of either).
@@ -52,13 +85,11 @@ def dice_crops(image: np.ndarray) -> list[np.ndarray]:
     if not dice:
         return []
     median_side = float(np.median([c.side for c in dice]))
-    dice = [c for c in dice if 0.8 * median_side <= c.side <= 1.25 * median_side]
-    turns = square_up_many(work, [c.rect[0] for c in dice], [c.side for c in dice], [c.rect[2] for c in dice])
-    return [crop_die(work, c.rect[0], c.side, turn, size=TEMPLATE_SIZE) for c, turn in zip(dice, turns, strict=True)]
+    return [c for c in dice if 0.8 * median_side <= c.side <= 1.25 * median_side]
 
 
-# label -> for each of its shots, the crops of the whole dice in it (dice_crops)
-ShotCrops = dict[str, list[list[np.ndarray]]]
+# label -> for each of its shots, the whole dice in it (shot_dice)
+ShotCrops = dict[str, list[ShotDice]]
 
 
 def shot_crops(shots: dict[str, list[np.ndarray]]) -> ShotCrops:
@@ -66,7 +97,7 @@ def shot_crops(shots: dict[str, list[np.ndarray]]) -> ShotCrops:
     read back against (read_back)."""
     if len(shots) < 2:
         raise TeachError(f"a die needs at least 2 taught faces, got {len(shots)}")
-    return {label: [dice_crops(image) for image in images] for label, images in shots.items()}
+    return {label: [shot_dice(image) for image in images] for label, images in shots.items()}
 
 
 def teach_model(name: str, shots: dict[str, list[np.ndarray]]) -> DieModel:
@@ -79,7 +110,7 @@ def model_from_crops(name: str, crops: ShotCrops) -> DieModel:
     looks: dict[str, tuple[tuple[float, ...], ...]] = {}
     faces = []
     for label, shots in crops.items():
-        found = [crop for shot in shots for crop in shot]
+        found = [crop for shot in shots for crop in shot.crops]
         if len(found) == 0:
             raise TeachError(f"no die found in the shots of face {label!r}: show the die on the tray, "
                              "whole and in focus, seen from above")
@@ -90,8 +121,9 @@ def model_from_crops(name: str, crops: ShotCrops) -> DieModel:
         appearance = f"taught:{label}"
         faces.append(Face(label=label, appearance=appearance))
         looks[appearance] = tuple(tuple(float(v) for v in row) for row in face_templates(np.stack(found)))
+    sides = [side for shots in crops.values() for shot in shots for side in shot.sides]
     return DieModel(name=name, kinds=(DieKind(name=name, faces=tuple(faces)),), looks=looks,
-                    embedder=TEMPLATE_FORMAT)
+                    embedder=TEMPLATE_FORMAT, side_fraction=float(np.median(sides)))
 
 
 @dataclass(frozen=True)
@@ -126,7 +158,7 @@ def read_back(model: DieModel, shots: dict[str, list[np.ndarray]], taught_from: 
         dice = right = left = 0
         wrong: dict[str, int] = {}
         for j, image in enumerate(images):
-            others = [crop for k, shot in enumerate(crops) if k != j for crop in shot]
+            others = [crop for k, shot in enumerate(crops) if k != j for crop in shot.crops]
             if len(others) < MIN_LOOKS:
                 left += 1
                 continue

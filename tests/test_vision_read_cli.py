@@ -138,8 +138,13 @@ def test_bench_prints_the_table(tmp_path: Path, capsys: pytest.CaptureFixture) -
 
     assert bench.main(["vision", "--photos", str(tmp_path), "--virtual-dice", "6", "--taught-dice", "6",
                        "--weak-look-dice", "4", "--hazard-trays", "1", "--throws", "2", "--speed-frames", "2",
-                       "--calibration-trays", "4", "--watched-throws", "1"]) == 0
+                       "--calibration-trays", "4", "--watched-throws", "1", "--size-trays", "5"]) == 0
     out = capsys.readouterr().out
+    # The dice seen small or big: three d6 sets and the taught die under a far camera, 5 trays each.
+    size_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
+                 if line.startswith(("| d6 small, 15-20 px ", "| d6 small, 1280: 30-40 px ", "| d6 big, 75-95 px ",
+                                     "| taught, 1280: 30-36 px "))]
+    assert len(size_rows) == 4 and all(row[1] == "5" and int(row[2]) >= 5 for row in size_rows)
     watch_rows = [[v.strip() for v in line.split("|")[1:-1]] for line in out.splitlines()
                   if line.startswith(("| d6, steady light ", "| black d6 on felt ", "| excape, a hand throws ",
                                       "| d6, lamps pulsing ", "| black felt, lamps ", "| excape, hand, lamps "))]

@@ -6,7 +6,8 @@ and virtual-tray renders of `d6` and `excape` from seeds the training never used
 hazards (every die should be read), of Excape dice of the look read worst (WEAK_LOOK: marbled, gold pips), and of
 card-letter dice that `teach` learned from three virtual shots a face each (seeds just below BENCH_SEED_START, which
 the training never reaches either), each read on new throws; and dice far smaller or bigger than the nets learned
-(SIZE_SETS, and the test split's photos four to a frame: a camera twice as far). A die counts as found when a
+(SIZE_SETS, the test split's photos four to a frame: a camera twice as far, and the card die taught and thrown
+under a camera far above the tray, TAUGHT_FAR). A die counts as found when a
 reading's box overlaps its labelled box (IoU >= MATCH_IOU, one-to-one); read correctly = found, sure and the right
 face; silently wrong = sure and the wrong face; flagged unsure = found but not sure; false dice = readings that match
 no die.
@@ -187,6 +188,10 @@ SIZE_SETS = (("d6 small, 15-20 px", (640, 480), (15.0, 20.0)),
              ("d6 small, 1280: 30-40 px", (1280, 960), (30.0, 40.0)),
              ("d6 big, 75-95 px", (640, 480), (75.0, 95.0)))
 SIZE_SEED_START = BENCH_SEED_START + 400_000
+# The taught card die under a camera far above the tray: taught TAUGHT_MODELS times from shots of it there (as the
+# taught row, from other shots each: models taught alike read 79-98% of such dice right), and read on throws after
+# SIZE_SETS' (session 47). Name, frame size, die_size.
+TAUGHT_FAR = ("taught, 1280: 30-36 px", (1280, 960), (30.0, 36.0))
 
 HAZARD_NAMES = ("cocked", "stacked", "cut", "blurred", "outside")
 # The reader is timed on SPEED_FRAMES_EACH frames (--speed-frames) of each of these numbers of dice: the figure is
@@ -367,16 +372,18 @@ def run_hazards(hazard: str, trays: int, taught: bool = False) -> HazardTally:
 
 
 @cache
-def taught_die(taught: int = 0) -> tuple[DieModel, DieModel]:
+def taught_die(taught: int = 0, size: tuple[int, int] = (640, 480),
+               die_size: tuple[float, float] = TAUGHT_LOOK["die_size"]) -> tuple[DieModel, DieModel]:
     """The card die as the renderer draws it, and the model `teach` learns from its shots (the `taught`-th set of
-    shots: 0 to TAUGHT_MODELS - 1). Taught once a run: the taught row and the taught hazard row read the same models."""
+    shots: 0 to TAUGHT_MODELS - 1 for the taught row; TAUGHT_MODELS on for the die seen small, in `size` frames, its
+    dice `die_size`). Taught once a run: the taught row and the taught hazard row read the same models."""
     from vision.models import DieKind, Face
     from vision.teach import teach_model
     from vision.virtual_tray import render_tray
 
     drawn = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
     shots = {label: [render_tray(BENCH_SEED_START - 10_000 + 100 * taught + 10 * k + j, drawn, faces=[label, label],
-                                 **TAUGHT_LOOK).image
+                                 size=size, **{**TAUGHT_LOOK, "die_size": die_size}).image
                      for j in range(TAUGHT_SHOTS)] for k, label in enumerate(TAUGHT_LABELS)}
     return drawn, teach_model("cards", shots)
 
@@ -392,6 +399,20 @@ def run_taught(dice: int) -> Tally:
         throws = virtual_trays(drawn, 10 * dice, first=BENCH_SEED_START + 1_000 * taught, **TAUGHT_LOOK)
         _read_into(tally, model, ((f"die {taught + 1}, {where}", image, truth) for where, image, truth in throws),
                    share)
+    return tally
+
+
+def run_taught_far(trays: int) -> Tally:
+    """The card die taught TAUGHT_MODELS times under a camera far above the tray (TAUGHT_FAR), each model reading its
+    share of `trays` throws of its own."""
+    name, size, die_size = TAUGHT_FAR
+    tally = Tally(name)
+    for k in range(TAUGHT_MODELS):
+        drawn, model = taught_die(TAUGHT_MODELS + k, size, die_size)
+        share = trays * (k + 1) // TAUGHT_MODELS - trays * k // TAUGHT_MODELS
+        throws = virtual_trays(drawn, share, size, SIZE_SEED_START + 10_000 * len(SIZE_SETS) + 1_000 * k,
+                               **{**TAUGHT_LOOK, "die_size": die_size})
+        _read_into(tally, model, ((f"die {k + 1}, {where}", image, truth) for where, image, truth in throws), None)
     return tally
 
 
@@ -629,8 +650,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--calibration-trays", type=_how_many, default=400,
                         help="virtual trays the tray calibration is measured on (0: skip that line)")
     parser.add_argument("--size-trays", type=_how_many, default=200,
-                        help="virtual trays per set of dice far smaller or bigger than usual, and the real photos "
-                             "four to a frame (0: skip those rows)")
+                        help="virtual trays per set of dice far smaller or bigger than usual (d6, and the taught "
+                             "card die seen small), and the real photos four to a frame (0: skip those rows)")
     parser.add_argument("--speed-frames", type=int, default=SPEED_FRAMES_EACH,
                         help=f"frames timed per number of dice ({', '.join(map(str, SPEED_DICE))}; "
                              f"default {SPEED_FRAMES_EACH})")
@@ -662,6 +683,7 @@ def main(argv: list[str]) -> int:
         tallies += [run_set(name, D6, virtual_trays(D6, args.size_trays, size, SIZE_SEED_START + 10_000 * k,
                                                     die_size=die_size))
                     for k, (name, size, die_size) in enumerate(SIZE_SETS)]
+        tallies.append(run_taught_far(args.size_trays))
 
     hazard_tallies = ([*(run_hazards(hazard, args.hazard_trays) for hazard in HAZARD_NAMES),
                        run_hazards(TAUGHT_HAZARD, args.hazard_trays, taught=True)] if args.hazard_trays else [])

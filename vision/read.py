@@ -304,8 +304,8 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
             break           # a throw read whole, its count right, stands (at the table, the most of them)
         # The dice's side, known or as this reading shows it: off WORK_SIDES, read again at their scale (a die much
         # smaller than them is boxed too big: it may take two).
-        side = _side_known(die_side, model, w) or _side_seen(reading, 1.0)
-        side = None if side is None else side * width / w
+        known = _side_known(die_side, model, w)
+        side = _side_seen(reading, width / w) if known is None else known * width / w
         scaled = rescaled(width, side, w, model.taught)
         if scaled == width:
             break

@@ -47,20 +47,20 @@ def test_a_die_taught_from_a_camera_far_above_the_tray_is_read_at_the_scale_it_w
     size, die_size = (1280, 960), (30.0, 36.0)
     model = teach_model("cards", _shots(7_680, size, die_size))
     assert 30.0 <= model.side_fraction * size[0] <= 36.0           # the side measured where the dice were taught
-    assert _throws_read_right(model, 7_780, size, die_size) == 8
+    assert _throws_read_right(model, 7_800, size, die_size) == 8
     # Without the side the model knows, the throws' dice, none read surely at 640 px, give no measure of their own
     # (or a false one: a sure die boxed over two), and most are refused.
-    assert _throws_read_right(dataclasses.replace(model, side_fraction=None), 7_780, size, die_size) <= 4
+    assert _throws_read_right(dataclasses.replace(model, side_fraction=None), 7_800, size, die_size) <= 4
 
 
 def test_big_taught_dice_are_brought_to_the_size_they_are_taught_at(monkeypatch: pytest.MonkeyPatch) -> None:
     """Card dice 70-84 px in 640x480 frames: the face net's dice are read at up to WORK_SIDES' 70 px, but a taught die
     is matched to the crops it was taught from, and reads best at 38 px."""
     size, die_size = (640, 480), (70.0, 84.0)
-    assert _throws_read_right(teach_model("cards", _shots(7_690, size, die_size)), 7_790, size, die_size) == 8
+    assert _throws_read_right(teach_model("cards", _shots(7_720, size, die_size)), 7_810, size, die_size) == 8
     monkeypatch.setattr(read, "TAUGHT_WORK_SIDES", WORK_SIDES)
     monkeypatch.setattr(read, "TAUGHT_WORK_SIDES_AIMED", WORK_SIDES_AIMED)
-    assert _throws_read_right(teach_model("cards", _shots(7_690, size, die_size)), 7_790, size, die_size) <= 6
+    assert _throws_read_right(teach_model("cards", _shots(7_720, size, die_size)), 7_810, size, die_size) <= 6
 
 
 def test_taught_dice_are_brought_to_one_size_from_either_side() -> None:
@@ -73,12 +73,12 @@ def test_taught_dice_are_brought_to_one_size_from_either_side() -> None:
 
 def test_teach_finds_dice_too_small_for_the_usual_width_in_the_shots_own_resolution() -> None:
     """Dice 24-28 px in 1280x960 shots: 12-14 px at 640, where the locator finds too few whole dice to teach from."""
-    shots = _shots(7_700, (1280, 960), (24.0, 28.0))
+    shots = _shots(7_760, (1280, 960), (24.0, 28.0))
     model = teach_model("cards", shots)
     assert all(len(model.looks[f.appearance]) >= 5 for f in model.faces)
     halved = {label: [cv2.resize(image, (640, 480), interpolation=cv2.INTER_AREA) for image in images]
               for label, images in shots.items()}
-    with pytest.raises(TeachError, match="add shots of that face"):
+    with pytest.raises(TeachError, match=r"face '[AKQJ]'"):
         teach_model("cards", halved)
 
 

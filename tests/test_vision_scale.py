@@ -158,3 +158,22 @@ def test_a_lone_big_die_read_as_another_face_in_its_shrunk_frame_is_unsure(monke
     assert reading.status == "reroll" and [(d.face, d.reason) for d in reading.dice] == [("?", "unclear")]
     monkeypatch.setattr(read, "_unsure_where_torn", lambda reading, *_: reading)
     assert [(d.face, d.sure) for d in read_tray(rendered.image, D6).dice] == [("2", True)]
+
+
+def test_dice_too_small_to_measure_are_read_at_the_cameras_own_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """d6 22-26 px in 1280x960 frames are 11-13 px at the usual width, where the locator finds none of them (or boxes
+    them, none sure): no die measures the frame, and until session 47 such a throw was refused, never read again."""
+    widths = _widths_read(monkeypatch)
+    throws = [render_tray(seed, D6, size=(1280, 960), die_size=(22.0, 26.0), n_dice=2) for seed in (7834, 7836, 7838)]
+    for rendered in throws:
+        widths.clear()
+        reading = read_tray(rendered.image, D6, expect=2)
+        assert reading.status == "ok" and faces_are(reading, [d.label for d in rendered.dice])
+        assert widths == [640, 1280]
+    monkeypatch.setattr(read, "_seen_small_or_not_at_all", lambda reading, scale: False)
+    assert all(read_tray(rendered.image, D6, expect=2).status == "reroll" for rendered in throws)
+    # A 640x480 camera's frame is the work frame: there are no more pixels to look at, and it is read once.
+    monkeypatch.undo()
+    widths = _widths_read(monkeypatch)
+    small = render_tray(7834, D6, die_size=(11.0, 13.0), n_dice=2)
+    assert read_tray(small.image, D6, expect=2).status == "reroll" and widths == [640]

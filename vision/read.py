@@ -286,7 +286,9 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     die_side: the dice's side in pixels of `image` as earlier throws at this table showed them
     (vision.dice_sides.DiceSides): a die boxed much smaller may be one pip of a die, even when every die of the
     throw is boxed so (vision.dice_geometry.usual_side); a frame read badly at WORK_WIDTH whose dice are off
-    WORK_SIDES there is read again at their scale.
+    WORK_SIDES there is read again at their scale (taught dice: off TAUGHT_WORK_SIDES, their side as taught when the
+    table knows none, DieModel.side_fraction); one whose dice nothing measures, boxed small or not found, at the
+    frame's own resolution.
     Dice come in reading order (rows top to bottom, left to right).
     """
     image = checked_image(image)

@@ -51,10 +51,10 @@ class ShotDice:
 
 def shot_dice(image: np.ndarray) -> ShotDice:
     """The whole dice lying flat in one shot, looked at at their scale: a shot whose dice the reader's work frame
-    (WORK_WIDTH wide) shows off WORK_SIDES is looked at again as read_tray reads a throw of them (vision.read.rescaled),
-    so that the taught looks and the dice read later are cut at one scale. (Looked at 640 px wide only, card dice 30-36
-    px in 1280x960 shots gave 15-18 px crops, too few whole dice were found, and the die taught from them read 14% of
-    its dice right; session 47.)"""
+    (WORK_WIDTH wide) shows off the taught sides (vision.read.TAUGHT_WORK_SIDES) is looked at again as read_tray reads
+    a throw of them (vision.read.rescaled), so that the taught looks and the dice read later are cut at one scale.
+    (Looked at 640 px wide only, card dice 30-36 px in 1280x960 shots gave 15-18 px crops, too few whole dice were
+    found, and the die taught from them read 14% of its dice right; session 47.)"""
     image = checked_image(image)
     own = int(np.clip(image.shape[1], *WORK_WIDTHS))
     # Dice too small or too big for the locator at WORK_WIDTH are sought at the shot's own resolution, then at the

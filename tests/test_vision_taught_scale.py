@@ -41,7 +41,8 @@ def _throws_read_right(model: DieModel, first: int, size: tuple[int, int], die_s
     return right
 
 
-def test_a_die_taught_from_a_camera_far_above_the_tray_is_read_at_the_scale_it_was_taught() -> None:
+def test_a_die_taught_from_a_camera_far_above_the_tray_is_read_at_the_scale_it_was_taught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Card dice 30-36 px in 1280x960 shots are 15-18 px in the reader's usual 640 px frame. Taught there they were
     read 14% right (session 46); now the shots and the throws are both looked at with the dice at 38 px."""
     size, die_size = (1280, 960), (30.0, 36.0)
@@ -49,8 +50,13 @@ def test_a_die_taught_from_a_camera_far_above_the_tray_is_read_at_the_scale_it_w
     assert 30.0 <= model.side_fraction * size[0] <= 36.0           # the side measured where the dice were taught
     assert _throws_read_right(model, 7_800, size, die_size) == 8
     # Without the side the model knows, the throws' dice, none read surely at 640 px, give no measure of their own
-    # (or a false one: a sure die boxed over two), and most are refused.
-    assert _throws_read_right(dataclasses.replace(model, side_fraction=None), 7_800, size, die_size) <= 4
+    # (or a false one: a sure die boxed over two), and most are refused; but for the read at the camera's own
+    # resolution of a frame nothing measures (test_vision_scale), which reads 7 of these 8 throws on its own.
+    unmeasured = dataclasses.replace(model, side_fraction=None)
+    assert _throws_read_right(unmeasured, 7_800, size, die_size) >= 6
+    monkeypatch.setattr(read, "_seen_small_or_not_at_all", lambda reading, scale: False)
+    assert _throws_read_right(unmeasured, 7_800, size, die_size) <= 4
+    assert _throws_read_right(model, 7_800, size, die_size) == 8
 
 
 def test_big_taught_dice_are_brought_to_the_size_they_are_taught_at(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,3 +103,4 @@ def test_the_taught_side_is_kept_in_the_model_file_and_checked(tmp_path: Path) -
         path.write_text(json.dumps(data))
         with pytest.raises(ModelError, match="'side_fraction' must be the taught dice's side"):
             load_model(path)
+

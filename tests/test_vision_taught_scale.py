@@ -104,3 +104,22 @@ def test_the_taught_side_is_kept_in_the_model_file_and_checked(tmp_path: Path) -
         with pytest.raises(ModelError, match="'side_fraction' must be the taught dice's side"):
             load_model(path)
 
+
+def test_teach_says_how_big_the_dice_look_and_when_they_are_too_small(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    from vision import teach
+
+    for first, die_size, small in ((7_760, (24.0, 28.0), True), (7_680, (30.0, 36.0), False)):
+        args = [str(tmp_path / "cards.json")]
+        for label, images in _shots(first, (1280, 960), die_size).items():
+            paths = []
+            for n, image in enumerate(images):
+                paths.append(str(tmp_path / f"{label}{n}.png"))
+                cv2.imwrite(paths[-1], image)
+            args += ["--face", label, *paths]
+        assert teach.main(args) == 0
+        out = capsys.readouterr().out
+        side = float(out.split("the dice are ")[1].split(" px wide in these 1280 px wide shots")[0])
+        assert die_size[0] - 3 <= side <= die_size[1]
+        assert ("are read less surely: bring the camera closer" in out) == small
+        assert load_model(tmp_path / "cards.json").side_fraction == pytest.approx(side / 1280, abs=1 / 1280)

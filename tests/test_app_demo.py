@@ -548,3 +548,44 @@ def test_a_camera_mounted_high_has_the_throws_the_usual_width_refused_read_at_it
     assert len(reads) == 6 and all(status == "ok" and faces == thrown for status, faces, thrown in reads)
     monkeypatch.setattr(vision.read, "RESCALED_READS", 0)
     assert [status for status, _, _ in table_reads()] == ["ok"] * 4 + ["reroll"] * 2
+
+
+def test_a_die_taught_under_a_camera_mounted_high_is_read_through_the_table(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # Card dice 30-36 px in a 1280x960 camera's frames, 15-18 px in the reader's usual 640 px work frame: taught from
+    # three shots a face of this camera, then six throws in one tray through the table's watcher. The model keeps
+    # the side the dice were taught at, and the table reads each throw at it (session 47): all read right. Without
+    # that side (a model file written before), the table has no measure of its dice until it accepts a throw: the
+    # read at the camera's own resolution of a frame nothing measures reads 2 of the 6, and without it none.
+    import vision.read
+    from companion.config import VisionConfig
+    from vision.bench import TAUGHT_LABELS, TAUGHT_LOOK
+    from vision.models import DieKind, DieModel, Face, load_model, save_model
+    from vision.teach import teach_model
+    from vision.virtual_tray import render_tray, roll_frames
+
+    far = {**TAUGHT_LOOK, "size": (1280, 960), "tray_seed": 7940, "die_size": (30.0, 36.0)}
+    drawn = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
+    shots = {label: [render_tray(7941 + 10 * k + j, drawn, faces=[label, label], **far).image for j in range(3)]
+             for k, label in enumerate(TAUGHT_LABELS)}
+    taught = tmp_path / "cards.json"
+    save_model(teach_model("cards", shots), taught)
+
+    def table_reads() -> list[tuple[str, list[str], list[str]]]:
+        watcher = TrayWatcher(Config(vision=VisionConfig(model=str(taught))))
+        reads = []
+        for seed in range(7980, 7986):
+            faces = [TAUGHT_LABELS[seed % 4], TAUGHT_LABELS[(seed + 1) % 4]]
+            for frame in roll_frames(seed, drawn, faces=faces, rolling=3, still=5, **far):
+                _, reading = watcher(frame, "mex")
+                if reading is not None:
+                    reads.append((reading.status, sorted(reading.faces), sorted(faces)))
+        return reads
+
+    reads = table_reads()
+    assert len(reads) == 6 and all(status == "ok" and faces == thrown for status, faces, thrown in reads)
+    unmeasured = load_model(taught)
+    save_model(DieModel(unmeasured.name, unmeasured.kinds, unmeasured.looks, unmeasured.embedder), taught)
+    assert sum(status == "ok" for status, _, _ in table_reads()) <= 3       # the camera's own resolution alone: 2
+    monkeypatch.setattr(vision.read, "_seen_small_or_not_at_all", lambda reading, scale: False)
+    assert [status for status, _, _ in table_reads()] == ["reroll"] * 6

@@ -20,6 +20,8 @@ import pytest
 from budget import examples
 from hypothesis import HealthCheck, settings
 
+from vision.training.photos import DEFAULT_PHOTOS
+
 # No deadline and no too-slow health check: CI's machine may be slower than the one a test was written on, and a
 # property test is about what the code does, not how fast (speed lives in the benchmarks).
 _UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow], "database": None, "print_blob": True}
@@ -29,7 +31,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO = Path(__file__).resolve().parent.parent
 TEST_DATA = REPO / "tests" / "data"
-SHARED_PHOTOS = REPO.parent / "shared" / "data" / "tray-d6-photos"
+# The tools' one spelling of where the shared photos lie beside the checkout (the bench and training tools use it).
+SHARED_PHOTOS = DEFAULT_PHOTOS
 
 
 @pytest.fixture

@@ -177,3 +177,21 @@ def test_dice_too_small_to_measure_are_read_at_the_cameras_own_resolution(monkey
     widths = _widths_read(monkeypatch)
     small = render_tray(7834, D6, die_size=(11.0, 13.0), n_dice=2)
     assert read_tray(small.image, D6, expect=2).status == "reroll" and widths == [640]
+
+
+@pytest.mark.parametrize(("seed", "die_size", "side"),
+                         [(7_000_049, (18.0, 22.0), 21.8), (7_000_062, (22.0, 26.0), 28.9)])
+def test_a_throw_boxed_far_bigger_than_the_tables_small_dice_is_read_again_at_their_scale(
+        monkeypatch: pytest.MonkeyPatch, seed: int, die_size: tuple[float, float], side: float) -> None:
+    """Dice 18-26 px in 1280x960 frames, whose side the table has learned (DiceSides; the sides given here, from the
+    throws before these in a run): at 640 px each throw's dice were boxed about twice their side, with their shadows,
+    a 5 read as a sure 6, and the throw, read whole with its count, stood (the throws BOXED_OVER was first tried on,
+    session 47)."""
+    rendered = render_tray(seed, D6, size=(1280, 960), die_size=die_size, n_dice=2)
+    labels = [d.label for d in rendered.dice]
+    widths = _widths_read(monkeypatch)
+    reading = read_tray(rendered.image, D6, expect=2, die_side=side)
+    assert reading.status == "ok" and faces_are(reading, labels) and widths[0] == 640 and len(widths) == 2
+    monkeypatch.setattr(read, "BOXED_OVER", 100.0)
+    wrong = read_tray(rendered.image, D6, expect=2, die_side=side)
+    assert wrong.status == "ok" and sorted(d.face for d in wrong.dice) != sorted(labels)

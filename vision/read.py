@@ -101,6 +101,7 @@ RESCALED_READS = 2
 # 640x480 frames read 92.9% right, brought to 38 px 99.8% (fresh trays 6,882,000+, taught from 6,880,000+, 100 throws
 # a size; 70-84 px 72.0% -> 98.5%); 24-32 px as before, within two dice (session 47).
 TAUGHT_WORK_SIDES = (25.0, 50.0)
+BOXED_OVER = 1.4
 TAUGHT_WORK_SIDES_AIMED = (38.0, 38.0)
 # A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
 # real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
@@ -302,7 +303,7 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     width = WORK_WIDTH
     reading = first = _read_at(image, width, model, tray, expect, die_side)
     for _ in range(RESCALED_READS):
-        if expect is not None and reading.status == "ok":
+        if expect is not None and reading.status == "ok" and not _boxed_over(reading, die_side, width / w):
             break           # a throw read whole, its count right, stands (at the table, the most of them)
         # The dice's side, known or as this reading shows it: off WORK_SIDES, read again at their scale (a die much
         # smaller than them is boxed too big: it may take two).
@@ -351,6 +352,14 @@ def rescaled(width: int, side: float | None, own: int | None = None, taught: boo
     if own is not None and own / OWN_WIDTH_REACH <= scaled <= own * OWN_WIDTH_REACH:
         return own
     return scaled
+
+
+def _boxed_over(reading: TrayReading, die_side: float | None, scale: float) -> bool:
+    """Whether a reading's boxes are far bigger (BOXED_OVER) than the dice's side the table knows (`die_side`, frame
+    pixels), when that side is off WORK_SIDES in the work frame (`scale` of the frame's): dice too small for the
+    locator there are boxed with their shadows, or two at a time, and read as the faces such boxes show."""
+    return (die_side is not None and not WORK_SIDES[0] <= die_side * scale <= WORK_SIDES[1] and bool(reading.dice)
+            and float(median(d.side for d in reading.dice)) > BOXED_OVER * die_side)
 
 
 def _seen_small_or_not_at_all(reading: TrayReading, scale: float) -> bool:

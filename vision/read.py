@@ -101,8 +101,12 @@ RESCALED_READS = 2
 # 640x480 frames read 92.9% right, brought to 38 px 99.8% (fresh trays 6,882,000+, taught from 6,880,000+, 100 throws
 # a size; 70-84 px 72.0% -> 98.5%); 24-32 px as before, within two dice (session 47).
 TAUGHT_WORK_SIDES = (25.0, 50.0)
-BOXED_OVER = 1.4
 TAUGHT_WORK_SIDES_AIMED = (38.0, 38.0)
+# A throw read whole at WORK_WIDTH stands (the count rule), unless the table knows its dice are off WORK_SIDES there
+# and the reading's boxes are over this many times their side (_boxed_over): then it is read again at their scale.
+# Fresh table runs of d6 18-22 px in 1280x960 frames (200 throws, 7,040,000+): 4 throws accepted with a 5 read as a 6
+# in boxes twice the die -> none, as many accepted; six other sizes, the usual ones too, throw for throw the same.
+BOXED_OVER = 1.4
 # A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
 # real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
 # its swirl a pip; at 1,280, as a 2).

@@ -293,7 +293,8 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     throw is boxed so (vision.dice_geometry.usual_side); a frame read badly at WORK_WIDTH whose dice are off
     WORK_SIDES there is read again at their scale (taught dice: off TAUGHT_WORK_SIDES, their side as taught when the
     table knows none, DieModel.side_fraction); one whose dice nothing measures, boxed small or not found, at the
-    frame's own resolution.
+    frame's own resolution; and a throw read whole at WORK_WIDTH whose boxes are over BOXED_OVER times a known side
+    off WORK_SIDES there (dice boxed with their shadows) does not stand, and is read again at that side.
     Dice come in reading order (rows top to bottom, left to right).
     """
     image = checked_image(image)

@@ -307,12 +307,12 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
         check_tray(tray, w, h)
     width = WORK_WIDTH
     reading = first = _read_at(image, width, model, tray, expect, die_side)
+    known = _side_known(die_side, model, w)
     for _ in range(RESCALED_READS):
         if expect is not None and reading.status == "ok" and not _boxed_over(reading, die_side, width / w):
             break           # a throw read whole, its count right, stands (at the table, the most of them)
         # The dice's side, known or as this reading shows it: off WORK_SIDES, read again at their scale (a die much
         # smaller than them is boxed too big: it may take two).
-        known = _side_known(die_side, model, w)
         side = _side_seen(reading, width / w) if known is None else known * width / w
         scaled = rescaled(width, side, w, model.taught)
         if side is None and width == WORK_WIDTH < w and _seen_small_or_not_at_all(reading, width / w):
@@ -364,7 +364,7 @@ def _boxed_over(reading: TrayReading, die_side: float | None, scale: float) -> b
     pixels), when that side is off WORK_SIDES in the work frame (`scale` of the frame's): dice too small for the
     locator there are boxed with their shadows, or two at a time, and read as the faces such boxes show."""
     return (die_side is not None and not WORK_SIDES[0] <= die_side * scale <= WORK_SIDES[1] and bool(reading.dice)
-            and float(median(d.side for d in reading.dice)) > BOXED_OVER * die_side)
+            and _median_box(reading) > BOXED_OVER * die_side)
 
 
 def _seen_small_or_not_at_all(reading: TrayReading, scale: float) -> bool:
@@ -377,7 +377,7 @@ def _seen_small_or_not_at_all(reading: TrayReading, scale: float) -> bool:
     px 87.1% against 91.0% (6,974,000+, session 47). Dice of the usual sizes at 1280x960 did not come here: 850 fresh
     throws and trays (two-dice d6, Excape and black-on-felt throws; cocked, stacked, hand, blurred) read the same
     (6,980,000+, 6,981,000+)."""
-    return not reading.dice or float(median(d.side for d in reading.dice)) * scale < WORK_SIDES[0]
+    return not reading.dice or _median_box(reading) * scale < WORK_SIDES[0]
 
 
 def _side_known(die_side: float | None, model: DieModel, width: int) -> float | None:
@@ -391,6 +391,11 @@ def _side_known(die_side: float | None, model: DieModel, width: int) -> float | 
     return None if model.side_fraction is None else model.side_fraction * width
 
 
+def _median_box(reading: TrayReading) -> float:
+    """The median side of a reading's dice's boxes, in pixels of its frame (it has dice)."""
+    return float(median(d.side for d in reading.dice))
+
+
 def _side_seen(reading: TrayReading, scale: float) -> float | None:
     """The dice's side in work pixels (`scale` of the frame's) as a reading shows it: that of its dice read as a sure
     face other than 1 (vision.dice_sides.measured_side); with none, the median box when that is over WORK_SIDES (dice
@@ -398,7 +403,7 @@ def _side_seen(reading: TrayReading, scale: float) -> float | None:
     alone is, and a frame enlarged for it would show the pip as big as a die."""
     side = measured_side(reading)
     if side is None and reading.dice:
-        boxes = float(median(d.side for d in reading.dice)) * scale
+        boxes = _median_box(reading) * scale
         return boxes if boxes > WORK_SIDES[1] else None
     return None if side is None else side * scale
 

@@ -559,14 +559,13 @@ def test_a_die_taught_under_a_camera_mounted_high_is_read_through_the_table(tmp_
     # read at the camera's own resolution of a frame nothing measures reads 2 of the 6, and without it none.
     import vision.read
     from companion.config import VisionConfig
-    from vision.bench import TAUGHT_LABELS, TAUGHT_LOOK
-    from vision.models import DieKind, DieModel, Face, load_model, save_model
+    from vision.bench import CARD_DIE, TAUGHT_LABELS, TAUGHT_LOOK
+    from vision.models import DieModel, load_model, save_model
     from vision.teach import teach_model
     from vision.virtual_tray import render_tray, roll_frames
 
     far = {**TAUGHT_LOOK, "size": (1280, 960), "tray_seed": 7940, "die_size": (30.0, 36.0)}
-    drawn = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
-    shots = {label: [render_tray(7941 + 10 * k + j, drawn, faces=[label, label], **far).image for j in range(3)]
+    shots = {label: [render_tray(7941 + 10 * k + j, CARD_DIE, faces=[label, label], **far).image for j in range(3)]
              for k, label in enumerate(TAUGHT_LABELS)}
     taught = tmp_path / "cards.json"
     save_model(teach_model("cards", shots), taught)
@@ -576,7 +575,7 @@ def test_a_die_taught_under_a_camera_mounted_high_is_read_through_the_table(tmp_
         reads = []
         for seed in range(7980, 7986):
             faces = [TAUGHT_LABELS[seed % 4], TAUGHT_LABELS[(seed + 1) % 4]]
-            for frame in roll_frames(seed, drawn, faces=faces, rolling=3, still=5, **far):
+            for frame in roll_frames(seed, CARD_DIE, faces=faces, rolling=3, still=5, **far):
                 _, reading = watcher(frame, "mex")
                 if reading is not None:
                     reads.append((reading.status, sorted(reading.faces), sorted(faces)))

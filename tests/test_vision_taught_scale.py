@@ -10,14 +10,11 @@ import cv2
 import pytest
 
 from vision import read
-from vision.bench import TAUGHT_LABELS, TAUGHT_LOOK
-from vision.models import DieKind, DieModel, Face, ModelError, load_model, save_model
+from vision.bench import CARD_DIE, TAUGHT_LABELS, TAUGHT_LOOK
+from vision.models import DieModel, ModelError, load_model, save_model
 from vision.read import TAUGHT_WORK_SIDES_AIMED, WORK_SIDES, WORK_SIDES_AIMED, read_tray, rescaled
 from vision.teach import TeachError, teach_model
 from vision.virtual_tray import render_tray
-
-# What the user's die looks like, for the renderer only (the taught model is learned from the shots).
-CARD_DIE = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
 
 
 def _shots(first: int, size: tuple[int, int], die_size: tuple[float, float]) -> dict[str, list]:

@@ -10,15 +10,14 @@ import numpy as np
 import pytest
 
 from vision import cli, teach
+from vision.bench import CARD_DIE, TAUGHT_LABELS
 from vision.models import DieKind, DieModel, Face, load_model
 from vision.read import ReadError, read_tray
 from vision.recognise import TEMPLATE_FORMAT, TEMPLATE_SIZE
 from vision.result import match_boxes
 from vision.virtual_tray import empty_tray, render_tray
 
-LABELS = ["A", "K", "Q", "J"]
-# What the user's die looks like, for the renderer only (the taught model is learned from the shots).
-CARD_DIE = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in LABELS)),))
+LABELS = list(TAUGHT_LABELS)
 LOOK = {"tray": "light", "die_colour": "white", "pip_colour": "black"}
 
 

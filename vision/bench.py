@@ -55,7 +55,7 @@ import cv2
 import numpy as np
 
 from vision.dice_sides import DiceSides
-from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieModel
+from vision.models import BUILTIN_MODELS, D6, EXCAPE, DieKind, DieModel, Face
 from vision.nets import NetTally, tallied
 from vision.read import read_tray
 from vision.result import DieReading, TrayReading, match_boxes
@@ -172,6 +172,8 @@ TAUGHT_MODELS = 5
 # One user's die in one user's tray under one camera: its colours and size stay; where it lands, the light, blur
 # and noise change.
 TAUGHT_LOOK = {"tray": "felt", "die_colour": "blue", "pip_colour": "white", "die_size": (34.0, 42.0)}
+# The card die as the renderer draws it (the taught model is learned from its shots, never given this).
+CARD_DIE = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
 
 
 # The look read worst of those found (session 27): marbled dice with gold pips. The random looks rarely draw it (a
@@ -377,15 +379,13 @@ def taught_die(taught: int = 0, size: tuple[int, int] = (640, 480),
     """The card die as the renderer draws it, and the model `teach` learns from its shots (the `taught`-th set of
     shots: 0 to TAUGHT_MODELS - 1 for the taught row; TAUGHT_MODELS on for the die seen small, in `size` frames, its
     dice `die_size`). Taught once a run: the taught row and the taught hazard row read the same models."""
-    from vision.models import DieKind, Face
     from vision.teach import teach_model
     from vision.virtual_tray import render_tray
 
-    drawn = DieModel("cards", (DieKind("cards", tuple(Face(label, f"taught:{label}") for label in TAUGHT_LABELS)),))
-    shots = {label: [render_tray(BENCH_SEED_START - 10_000 + 100 * taught + 10 * k + j, drawn, faces=[label, label],
-                                 size=size, **{**TAUGHT_LOOK, "die_size": die_size}).image
+    shots = {label: [render_tray(BENCH_SEED_START - 10_000 + 100 * taught + 10 * k + j, CARD_DIE,
+                                 faces=[label, label], size=size, **{**TAUGHT_LOOK, "die_size": die_size}).image
                      for j in range(TAUGHT_SHOTS)] for k, label in enumerate(TAUGHT_LABELS)}
-    return drawn, teach_model("cards", shots)
+    return CARD_DIE, teach_model("cards", shots)
 
 
 def run_taught(dice: int) -> Tally:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.centre_pip import CENTRE_SIZE, face_layouts
+from vision.centre_pip import CENTRE_SIZE, face_layouts, two_layout_middles
 from vision.models import PIP_LAYOUTS
 from vision.recognise import CROP_MARGIN
 
@@ -88,3 +88,42 @@ def test_a_seven_fits_a_sevens_layout_and_fewer_pips_do_not() -> None:
     assert all(fit >= 0 for fit in fits[:3]), fits
     assert all(fit < 0 for fit in fits[3:]), fits
     assert fits[-1] == -np.inf        # a blank crop: no face with the pips' contrast at all
+
+
+def _two_with_middle(share: float, body: tuple[int, int, int] = (235, 235, 235),
+                     pip: tuple[int, int, int] = (25, 25, 25)) -> np.ndarray:
+    """A 2 whose middle holds a spot `share` of the way from the body's colour to the pips' (0: a 2, 1: a 3): a 3 whose
+    middle pip is worn, or half hidden by a marbled die's swirl."""
+    crop = _face_crop(2, body, pip)
+    spot = tuple(round(b + share * (p - b)) for b, p in zip(body, pip, strict=True))
+    middle = round((CENTRE_SIZE - 1) / 2)
+    cv2.circle(crop, (middle, middle), round(0.08 * CENTRE_SIZE / CROP_MARGIN), spot, -1)
+    return crop
+
+
+def test_a_twos_middle_is_body_a_threes_a_pip_and_a_faint_pip_lies_between() -> None:
+    dark_blue, white = (90, 40, 30), (235, 235, 235)
+    crops = [_face_crop(2), _face_crop(3), _two_with_middle(0.5), _face_crop(2, dark_blue, white),
+             _face_crop(3, dark_blue, white), _two_with_middle(0.5, dark_blue, white),
+             np.fliplr(_face_crop(2)), np.fliplr(_face_crop(3))]     # the other diagonal
+    middles = two_layout_middles(np.stack(crops))
+    assert all(m is not None for m in middles), middles
+    twos, threes, faint = [middles[k] for k in (0, 3, 6)], [middles[k] for k in (1, 4, 7)], [middles[2], middles[5]]
+    assert all(m > 0.9 for m in twos), middles
+    assert all(m < 0.1 for m in threes), middles
+    assert all(0.35 < m < 0.65 for m in faint), middles
+
+
+def test_a_face_seen_off_its_box_middle_is_fitted_where_it_lies() -> None:
+    purple, yellow = (150, 40, 110), (40, 200, 230)
+    middles = two_layout_middles(np.stack([_face_crop(2, purple, yellow, shift=(-8, 6), size=0.8),
+                                           _face_crop(3, purple, yellow, shift=(-8, 6), size=0.8)]))
+    assert middles[0] > 0.9 and middles[1] < 0.1, middles
+
+
+def test_no_twos_layout_without_it_clearly() -> None:
+    # A 4's other corners are pips, not body; a 1 has no corner pips; pips hardly standing out give no answer.
+    dim = _face_crop(2, body=(60, 60, 60), pip=(40, 40, 40))
+    assert two_layout_middles(np.stack([_face_crop(4), _face_crop(1), dim])) == [None, None, None]
+    with pytest.raises(ValueError, match="64 px"):
+        two_layout_middles(np.zeros((1, 40, 40, 3), np.uint8))

@@ -18,6 +18,7 @@ from vision.face_checks import (
     made_unsure,
     with_crosses_checked,
     with_middle_pips_judged,
+    with_twos_middles_judged,
 )
 from vision.flat import NOT_FLAT, not_flat
 from vision.locate import LocatedDie
@@ -216,6 +217,7 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
         final = with_middle_pips_judged(work, located_kept, first_kept, final, model)
+        final = with_twos_middles_judged(work, located_kept, final, model)
         final = with_crosses_checked(crops_kept, final, model)
     foreign = [None] * len(kept) if model.taught else foreign_faces(first_kept.logits, model)
     dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean), foreign=other) for

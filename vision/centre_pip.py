@@ -193,9 +193,19 @@ def seven_fit(lab: np.ndarray) -> float:
 
 
 # A 2's layout, on either diagonal: two opposite corners pips; the other two corners, the body points on their
-# diagonal and the four side positions body. A 3 is the same layout with a pip in the middle (indices into
-# _sample_offsets' 13 points).
-_TWO_LAYOUTS = (([0, 3], [1, 2, 5, 6, 8, 9, 10, 11]), ([1, 2], [0, 3, 4, 7, 8, 9, 10, 11]))
+# diagonal and the four side positions body. A 3 is the same layout with a pip in the middle. Indices into
+# _sample_offsets' 13 points, one row a diagonal.
+_TWO_PIPS = np.array([[0, 3], [1, 2]])
+_TWO_BODY = np.array([[1, 2, 5, 6, 8, 9, 10, 11], [0, 3, 4, 7, 8, 9, 10, 11]])
+
+
+@cache
+def _two_layout_points(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels (flat indices into a size x size crop) of each tried face's 13 points (_sample_offsets), a row a
+    point: (13, faces) for the faces near the box's middle, and for the farther ones."""
+    xs, ys, near = _sample_offsets(size)
+    flat = ys * size + xs
+    return np.ascontiguousarray(flat[near].T), np.ascontiguousarray(flat[~near].T)
 
 
 def two_layout_middles(crops: np.ndarray) -> list[float | None]:
@@ -203,46 +213,38 @@ def two_layout_middles(crops: np.ndarray) -> list[float | None]:
     a 2's layout clearly, its middle's colour distance from the pips' colour in units of the pips' contrast with the
     body (about 1: body, as a 2's; about 0: a pip, as a 3's); None when no face fits clearly. The face is fitted as
     the six layout's is, the faces near the box's middle first, the farther ones when none of those fits clearly
-    (~0.5 ms a crop, twice that when the farther ones are fitted too); its body's colour is the median of its body
-    points (a marbled die's swirls fall on some). Clearly: the contrast MIN_CONTRAST at least, the two pips alike
-    (CORNERS_ALIKE), and every body point farther than BODY_NOT_PIP from the pips' colour."""
+    (~0.25 ms a crop here, twice that when the farther ones are fitted too); its body's colour is the median of its
+    body points (a marbled die's swirls fall on some). Clearly: the contrast MIN_CONTRAST at least, the two pips
+    alike (CORNERS_ALIKE), and every body point farther than BODY_NOT_PIP from the pips' colour."""
     if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
         raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
-    xs, ys, near = _sample_offsets(CENTRE_SIZE)
+    near, far = _two_layout_points(CENTRE_SIZE)
     middles: list[float | None] = []
     for crop in crops:
-        lab = _smoothed_lab(crop)
-        middle = _two_middle_if_clear(lab[ys[near], xs[near]])
-        middles.append(middle if middle is not None else _two_middle_if_clear(lab[ys[~near], xs[~near]]))
+        colours = _smoothed_lab(crop).reshape(-1, 3)
+        middle = _two_middle_if_clear(colours[near])
+        middles.append(middle if middle is not None else _two_middle_if_clear(colours[far]))
     return middles
 
 
 def _two_middle_if_clear(samples: np.ndarray) -> float | None:
-    """Of the faces sampled (faces, 13, 3), the one best fitting a 2's layout on either diagonal: its middle's
-    distance from its pips' colour in contrast units when it fits clearly, else None."""
-    best, best_fit = None, -np.inf
-    for pip_at, body_at in _TWO_LAYOUTS:
-        first, second, body = samples[:, pip_at[0]], samples[:, pip_at[1]], samples[:, body_at]
-        # The median of the 8 body points, sorted: np.median takes ~5 times as long on these small axes.
-        ordered = np.sort(body, axis=1)
-        pip, body_colour = 0.5 * (first + second), 0.5 * (ordered[:, 3] + ordered[:, 4])
-        # As _best_fitting_face: the pips' contrast with the body, less their spread (each pip's L1 distance from
-        # their mean: half theirs) and half the body points' spread.
-        fit = (np.sqrt(((pip - body_colour) ** 2).sum(axis=1)) - 0.5 * np.abs(first - second).sum(axis=1)
-               - 0.5 * np.abs(body - body_colour[:, None]).sum(axis=2).mean(axis=1))
-        face = int(np.argmax(fit))
-        if fit[face] > best_fit:
-            best_fit, best = fit[face], (first[face], second[face], pip[face], body[face], body_colour[face],
-                                         samples[face, 12])
-    first, second, pip, body, body_colour, middle = best
+    """Of the faces sampled (13, faces, 3: _two_layout_points), the one best fitting a 2's layout on either diagonal:
+    its middle's distance from its pips' colour in contrast units when it fits clearly, else None."""
+    pips, body = samples[_TWO_PIPS], samples[_TWO_BODY]            # (2 diagonals, 2 | 8 points, faces, 3)
+    # The median of the 8 body points, sorted: np.median takes ~5 times as long on these small axes.
+    ordered = np.sort(body, axis=1)
+    pip, body_colour = 0.5 * (pips[:, 0] + pips[:, 1]), 0.5 * (ordered[:, 3] + ordered[:, 4])
+    # As _best_fitting_face: the pips' contrast with the body, less their spread (each pip's L1 distance from their
+    # mean: half theirs) and half the body points' spread. The first diagonal's best face wins a tie.
+    fit = (np.sqrt(((pip - body_colour) ** 2).sum(axis=2)) - 0.5 * np.abs(pips[:, 0] - pips[:, 1]).sum(axis=2)
+           - 0.5 * np.abs(body - body_colour[:, None]).sum(axis=3).mean(axis=1))
+    diagonal, face = np.unravel_index(int(np.argmax(fit)), fit.shape)
+    first, second = pips[diagonal, 0, face], pips[diagonal, 1, face]
+    pip, body_colour, body = pip[diagonal, face], body_colour[diagonal, face], body[diagonal, :, face]
     contrast = float(np.linalg.norm(pip - body_colour)) + 1e-3
     clear = (contrast >= MIN_CONTRAST and 0.5 * np.abs(first - second).sum() / contrast < CORNERS_ALIKE
              and np.linalg.norm(body - pip, axis=1).min() / contrast > BODY_NOT_PIP)
-    return _middle_measure(pip, body_colour, middle) if clear else None
-
-
-def _middle_measure(pip: np.ndarray, body: np.ndarray, middle: np.ndarray) -> float:
-    return float(np.linalg.norm(middle - pip) / (np.linalg.norm(pip - body) + 1e-3))
+    return float(np.linalg.norm(samples[12, face] - pip)) / contrast if clear else None
 
 
 def _middle_in_six_layout(far: np.ndarray) -> bool | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, load_config
-from companion.controller import Controller, FoundTray, NotAThrow
+from companion.controller import CameraAdvice, Controller, FoundTray, NotAThrow
 from companion.errors import ConfigError, DiceCompanionError
 from companion.journal import Journal
 from companion.rules import GameSetup
@@ -100,6 +100,9 @@ class TrayWatcher:
         # forgotten when either changes, or the tray's region does.
         self.sides = DiceSides()
         self._sides_of: Any = None
+        # "small" or "big" (vision.read.seen_off_size) once the dice's side is known, said once while it lasts
+        self._size_said: str | None = None
+        self._advice: CameraAdvice | None = None
 
     def read_next_settle(self) -> None:
         """Read the next still tray as a new throw, whatever it shows: a script's photo is a new throw by its line,
@@ -174,7 +177,28 @@ class TrayWatcher:
         if knocked:
             return update.state, SAME_THROW_MOVED
         self.sides.remember(reading)
+        self._judge_dice_size(model)
         return update.state, reading
+
+    def _judge_dice_size(self, model: Any) -> None:
+        """Once the table knows how big its dice look, and again whenever that changes between usual and off
+        (vision.read.seen_off_size: another camera height, other dice): advice for the players when they look small
+        or big (camera_advice)."""
+        from vision.read import seen_off_size
+
+        side, size = self.sides.side, self._frame_size
+        if side is None or size is None:
+            return
+        verdict = seen_off_size(side, size[0], taught=model.taught)
+        if verdict != self._size_said:
+            self._size_said = verdict
+            self._advice = None if verdict is None else DICE_LOOK[verdict]
+
+    def camera_advice(self) -> CameraAdvice | None:
+        """What the players should mend about the camera, learned from the throws read (each piece of advice once,
+        then None): dice that look too small or big to be read surely."""
+        advice, self._advice = self._advice, None
+        return advice
 
     def _tray_moved(self, frame: Any) -> bool:
         """Whether the region in use lies TRAY_MOVED_SHIFT or more (of the frame's shorter side) off the tray found
@@ -233,6 +257,14 @@ HAND_IN_TRAY = NotAThrow("Something large lay still in the tray (a hand?): not c
 
 SAME_THROW_MOVED = NotAThrow("Dice as last read, moved together (knocked?): not counted again. Thrown? Hold SELECT, "
                              "Correct read", "knock? same throw", "Same throw")
+
+# The camera's view of the dice, learned from the throws counted: said once (the throw still counts).
+DICE_LOOK = {
+    "small": CameraAdvice("Dice look small to the camera: read less surely. Move it closer to the tray.",
+                          "dice small: camera closer"),
+    "big": CameraAdvice("Dice look big to the camera: read less surely. Move it higher above the tray.",
+                        "dice big: camera higher"),
+}
 
 STARTED_WITH_DICE = NotAThrow("Dice lying in the tray at start are not counted: the next throw is.",
                               "dice at start not counted")

@@ -113,6 +113,15 @@ class NotAThrow:
 
 
 @dataclass(frozen=True)
+class CameraAdvice:
+    """What the players should mend about the camera, as the throws read show it (the watcher's camera_advice)."""
+
+    why: str
+    short: str                        # the bottom line's version
+    title: str = "Camera"
+
+
+@dataclass(frozen=True)
 class FoundTray:
     """The tray the watcher found in the camera's view (the menu's "Find the tray"): its region in the frame, and
     the view made small for the screen, with the region in its pixels."""
@@ -243,6 +252,19 @@ class Controller:
                 self._refresh()
         if reading is not None:
             self.on_reading(reading)
+            self._advise()
+
+    def _advise(self) -> None:
+        """Say the watcher's advice about the camera, if it has any, after the throw it came with is counted: in
+        play, when no message is up (a round's result is not hidden by it; the advice waits for the next throw)."""
+        if self.mode != "play" or self.message is not None or not hasattr(self.watcher, "camera_advice"):
+            return
+        advice = self.watcher.camera_advice()
+        if advice is None:
+            return
+        log.info("camera advice: %s", advice.why)
+        self._say(advice.why, advice.title, short=advice.short)
+        self._refresh()
 
     def on_camera(self, fault: str | None) -> None:
         """What the camera's watch says of it every loop (hardware.camera_watch.WatchedCamera.fault: why it gives no

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.controller import REPEATED_REFUSALS, Controller, ControllerError, TrayDie, TrayRead
+from companion.controller import REPEATED_REFUSALS, CameraAdvice, Controller, ControllerError, TrayDie, TrayRead
 from companion.journal import Journal
 from companion.rules import GameSetup
 from companion.screens import illegible_texts
@@ -479,3 +479,61 @@ def test_a_tray_read_but_no_throw_is_said_not_to_count(tmp_path: Path, name: str
     controller.message_until = controller.clock()
     controller.tick()
     assert controller.notice == bottom and bottom in screen(controller)
+
+
+class _AdvisingWatcher:
+    """A watcher that reads the given throws, one a frame, and has advice about the camera from the second on."""
+
+    def __init__(self, throws: list[tuple[str, str]], advice: CameraAdvice) -> None:
+        self.throws, self.advice, self.read = list(throws), advice, 0
+
+    def __call__(self, frame: Any, game: str) -> tuple[str, Any]:
+        a, b = self.throws.pop(0)
+        self.read += 1
+        return "read", TrayRead("ok", None, (TrayDie(a, True), TrayDie(b, True)))
+
+    def camera_advice(self) -> CameraAdvice | None:
+        if self.read < 2 or self.advice is None:
+            return None
+        advice, self.advice = self.advice, None
+        return advice
+
+
+def test_advice_about_the_camera_is_said_once_after_the_throw_it_came_with_counts(tmp_path: Path) -> None:
+    # The table learns from its throws that its dice look small (companion.app.TrayWatcher): said once, the throw
+    # counted all the same.
+    advice = CameraAdvice("Dice look small to the camera: read less surely. Move it closer to the tray.",
+                          "dice small: camera closer")
+    controller, _ = make(tmp_path)
+    controller.watcher = _AdvisingWatcher([("6", "3"), ("5", "4"), ("4", "1")], advice)
+    controller.on_frame(object())
+    assert controller.message is None
+    press(controller, "stop")                         # Ann's throw stands: Bob's turn
+    controller.on_frame(object())
+    assert journal_lines(controller)[-1] == "roll 5 4"
+    assert controller.message is not None and controller.message.title == "Camera"
+    assert "Move it closer" in screen(controller) and not illegible_texts(controller.last_screen)
+    assert controller.notice == "dice small: camera closer"      # the bottom line's, once the message goes
+    press(controller, "stop")
+    press(controller, "stop")
+    controller.on_frame(object())
+    assert journal_lines(controller)[-1] == "roll 4 1" and controller.message is None
+
+
+def test_advice_waits_while_a_throws_result_is_shown(tmp_path: Path) -> None:
+    # Bob's Mexx ends his turn, and says so on a message: not hidden by the advice, which is said after the next throw.
+    advice = CameraAdvice("Dice look big to the camera: read less surely. Move it higher above the tray.",
+                          "dice big: camera higher")
+    controller, _ = make(tmp_path)
+    watcher = _AdvisingWatcher([("6", "3"), ("2", "1"), ("6", "2")], advice)
+    controller.watcher = watcher
+    controller.on_frame(object())
+    press(controller, "stop")
+    press(controller, "stop")
+    controller.on_frame(object())
+    assert journal_lines(controller)[-1] == "roll 2 1"
+    assert controller.message is not None and controller.message.title == "MEXX!" and watcher.advice is advice
+    press(controller, "select")
+    controller.on_frame(object())
+    assert journal_lines(controller)[-1] == "roll 6 2"
+    assert controller.message is not None and controller.message.title == "Camera" and watcher.advice is None

@@ -588,3 +588,27 @@ def test_a_die_taught_under_a_camera_mounted_high_is_read_through_the_table(tmp_
     assert sum(status == "ok" for status, _, _ in table_reads()) <= 3       # the camera's own resolution alone: 2
     monkeypatch.setattr(vision.read, "_seen_small_or_not_at_all", lambda reading, scale: False)
     assert [status for status, _, _ in table_reads()] == ["reroll"] * 6
+
+
+def test_the_table_says_once_when_its_dice_look_too_small_to_the_camera() -> None:
+    # A 1280x960 camera high over the tray, its dice 24-28 px (12-14 px in the reader's 640 px work frame, off the
+    # sides it reads best, vision.read.seen_off_size): once the table knows their side, from its second throw, the
+    # players are told to bring the camera closer, once. Dice of the usual size: nothing said.
+    from companion.app import DICE_LOOK
+    from vision.models import D6
+    from vision.virtual_tray import roll_frames
+
+    def advice_after_each_throw(seeds: range, **look: Any) -> list[object]:
+        watcher = TrayWatcher(Config())
+        said = []
+        for seed in seeds:
+            for frame in roll_frames(seed, D6, n_dice=2, rolling=3, still=5, **look):
+                _, reading = watcher(frame, "mex")
+                if reading is not None:
+                    said.append(watcher.camera_advice())
+        return said
+
+    far = advice_after_each_throw(range(7666, 7670), size=(1280, 960), tray_seed=7660, die_size=(24, 28))
+    assert far == [None, DICE_LOOK["small"], None, None]
+    usual = advice_after_each_throw(range(7666, 7669), size=(640, 480), tray_seed=7660, die_size=(34, 42))
+    assert usual == [None, None, None]

@@ -11,7 +11,7 @@ import pytest
 from vision import read
 from vision.bench import faces_are
 from vision.models import D6
-from vision.read import WORK_SIDES, WORK_SIDES_AIMED, WORK_WIDTHS, read_tray, rescaled
+from vision.read import WORK_SIDES, WORK_SIDES_AIMED, WORK_WIDTHS, read_tray, rescaled, seen_off_size
 from vision.result import DieReading, TrayReading
 from vision.training.photos import PHOTO_SIDE, LabelledDie, LabelledPhoto, read_labels, side_by_side
 from vision.virtual_tray import render_tray
@@ -195,3 +195,11 @@ def test_a_throw_boxed_far_bigger_than_the_tables_small_dice_is_read_again_at_th
     monkeypatch.setattr(read, "BOXED_OVER", 100.0)
     wrong = read_tray(rendered.image, D6, expect=2, die_side=side)
     assert wrong.status == "ok" and sorted(d.face for d in wrong.dice) != sorted(labels)
+
+
+def test_dice_off_the_sides_read_best_are_said_to_look_small_or_big() -> None:
+    # In the 640 px work frame the nets read dice 25-70 px best; a taught die's pictures 25-50 px.
+    assert [seen_off_size(side, 640) for side in (24.9, 25.0, 40.0, 70.0, 70.1)] == ["small", None, None, None, "big"]
+    # A 1280 px frame's dice are half as wide at work: 30-40 px there look small, 100 px usual.
+    assert [seen_off_size(side, 1280) for side in (35.0, 100.0, 150.0)] == ["small", None, "big"]
+    assert [seen_off_size(60.0, 640, taught=taught) for taught in (False, True)] == [None, "big"]

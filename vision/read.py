@@ -344,6 +344,17 @@ def _unsure_where_torn(reading: TrayReading, first: TrayReading, expect: int | N
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(dice))
 
 
+def seen_off_size(side: float, frame_width: int, taught: bool = False) -> str | None:
+    """Whether dice `side` px wide in frames `frame_width` px wide look "small" or "big" to the reader: off the sides
+    its nets read best in the work frame (WORK_SIDES; a taught die's pictures, TAUGHT_WORK_SIDES); None within them.
+    Such dice are read again at their scale, less surely: the bench's size rows read 96-97% of them right against
+    99.65% at the usual sizes, and at a table about one throw in 100 of them was accepted with a face not thrown
+    (vision/training/README.md, sessions 46-47). Said to the players, so the camera is moved while it is easy."""
+    low, high = TAUGHT_WORK_SIDES if taught else WORK_SIDES
+    at_work = side * WORK_WIDTH / frame_width
+    return "small" if at_work < low else "big" if at_work > high else None
+
+
 def rescaled(width: int, side: float | None, own: int | None = None, taught: bool = False) -> int:
     """The width of the work frame to read at, when the dice are `side` px (None: not known) in one `width` px wide:
     `width`, unless they are off WORK_SIDES there (TAUGHT_WORK_SIDES for `taught` dice); then the width that makes

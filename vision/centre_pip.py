@@ -213,9 +213,9 @@ def two_layout_middles(crops: np.ndarray) -> list[float | None]:
     a 2's layout clearly, its middle's colour distance from the pips' colour in units of the pips' contrast with the
     body (about 1: body, as a 2's; about 0: a pip, as a 3's); None when no face fits clearly. The face is fitted as
     the six layout's is, the faces near the box's middle first, the farther ones when none of those fits clearly
-    (~0.25 ms a crop here, twice that when the farther ones are fitted too); its body's colour is the median of its
-    body points (a marbled die's swirls fall on some). Clearly: the contrast MIN_CONTRAST at least, the two pips
-    alike (CORNERS_ALIKE), and every body point farther than BODY_NOT_PIP from the pips' colour."""
+    (~0.6 ms a crop on the dev machine, ~1.7 ms when the farther ones are fitted too); its body's colour is the
+    median of its body points (a marbled die's swirls fall on some). Clearly: the contrast MIN_CONTRAST at least,
+    the two pips alike (CORNERS_ALIKE), and every body point farther than BODY_NOT_PIP from the pips' colour."""
     if crops.ndim != 4 or crops.shape[1:] != (CENTRE_SIZE, CENTRE_SIZE, 3):
         raise ValueError(f"the middle pip is judged on {CENTRE_SIZE} px BGR crops, got shape {crops.shape}")
     near, far = _two_layout_points(CENTRE_SIZE)

@@ -430,3 +430,21 @@ def test_the_read_process_memory_says_what_the_system_does_not_tell(monkeypatch:
     exec(_PEAK_PROBE, {})
     line = capsys.readouterr().err.strip().split()
     assert line[0] == "peak-kb" and int(line[1]) > 0 and line[2:] == ["nan", "nan"]
+
+
+def test_the_readable_line_says_when_the_dice_look_too_small_and_json_keeps_its_fields(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # `read` is how a camera's view is tried out: dice off the sides read best (vision.read.seen_off_size) are said to
+    # be, with what to do. A real photo's dice (30-45 px in 640) are not; four such photos in one 1280 px picture, as
+    # a camera twice as far sees them, are.
+    photo = Path(__file__).parent / "data" / "photos" / "IMG_20191208_112209.jpg"
+    image = cv2.imread(str(photo))
+    far = tmp_path / "far.png"
+    cv2.imwrite(str(far), np.vstack([np.hstack([image, image])] * 2))
+    assert cli.main([str(photo), str(far)]) == 0
+    near_line, far_line = capsys.readouterr().out.strip().split("\n")
+    assert "look" not in near_line and near_line.endswith("(ok)")
+    assert re.search(r"\(ok\); the dice look small \(\d+ px in a 1280 px wide picture\), and are read less surely: "
+                     r"bring the camera closer$", far_line), far_line
+    assert cli.main([str(far), "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == ["image", "status", "reason", "dice"]

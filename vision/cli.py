@@ -18,9 +18,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dice_sides import measured_side
 from vision.locate import TrayRegionError
 from vision.models import load_model
-from vision.read import ReadError, read_tray
+from vision.read import ReadError, read_tray, seen_off_size
 from vision.recognise import check_model
 from vision.result import TrayReading
 from vision.tray_region import TrayRegionNotFound, find_tray_region
@@ -43,13 +44,20 @@ def load_image(path: str) -> np.ndarray | str:
     return image
 
 
-def describe(path: str, reading: TrayReading) -> str:
+def describe(path: str, reading: TrayReading, width: int | None = None, taught: bool = False) -> str:
+    """The readable line for one image: its dice's faces ("?" after one unsure) and whether the throw stands; with
+    the image's `width`, and its dice measuring off the sides read best (vision.read.seen_off_size), what to do about
+    the camera: `read` is how a camera's view is tried out."""
     faces = " ".join(d.face if d.sure else f"{d.face}?" if d.face != "?" else "?" for d in reading.dice)
     line = f"{path}: {len(reading.dice)} {'die' if len(reading.dice) == 1 else 'dice'}"
     line += f": {faces}" if faces else ""
-    if reading.status == "ok":
-        return line + " (ok)"
-    return line + f" (re-roll: {reading.reason})"
+    line += " (ok)" if reading.status == "ok" else f" (re-roll: {reading.reason})"
+    side = measured_side(reading)
+    look = None if side is None or width is None else seen_off_size(side, width, taught)
+    if look is not None:
+        line += (f"; the dice look {look} ({side:.0f} px in a {width} px wide picture), and are read less surely: "
+                 + ("bring the camera closer" if look == "small" else "raise the camera"))
+    return line
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -115,5 +123,6 @@ def main(argv: list[str]) -> int:
             print(f"dice-companion read: {path}: {error}", file=sys.stderr)
             failed = True
             continue
-        print(json.dumps(reading.to_json(path)) if args.json else describe(path, reading), flush=True)
+        print(json.dumps(reading.to_json(path)) if args.json else
+              describe(path, reading, image.shape[1], model.taught), flush=True)
     return 2 if failed else 0

@@ -350,9 +350,15 @@ def seen_off_size(side: float, frame_width: int, taught: bool = False) -> str | 
     Such dice are read again at their scale, less surely: the bench's size rows read 96-97% of them right against
     99.65% at the usual sizes, and at a table about one throw in 100 of them was accepted with a face not thrown
     (vision/training/README.md, sessions 46-47). Said to the players, so the camera is moved while it is easy."""
+    return _off_sides(side * WORK_WIDTH / frame_width, taught)
+
+
+def _off_sides(side: float, taught: bool = False) -> str | None:
+    """Whether dice `side` px wide in the work frame are under ("small") or over ("big") the sides read best there
+    (WORK_SIDES; TAUGHT_WORK_SIDES for `taught` dice), or within them (None): where a frame is read again at their
+    scale (rescaled, _boxed_over), and what the players are told (seen_off_size)."""
     low, high = TAUGHT_WORK_SIDES if taught else WORK_SIDES
-    at_work = side * WORK_WIDTH / frame_width
-    return "small" if at_work < low else "big" if at_work > high else None
+    return "small" if side < low else "big" if side > high else None
 
 
 def rescaled(width: int, side: float | None, own: int | None = None, taught: bool = False) -> int:
@@ -360,10 +366,11 @@ def rescaled(width: int, side: float | None, own: int | None = None, taught: boo
     `width`, unless they are off WORK_SIDES there (TAUGHT_WORK_SIDES for `taught` dice); then the width that makes
     them the nearer of WORK_SIDES_AIMED (TAUGHT_WORK_SIDES_AIMED), within WORK_WIDTHS, or the frame's `own` width when
     that is within OWN_WIDTH_REACH of it."""
-    sides, aims = (TAUGHT_WORK_SIDES, TAUGHT_WORK_SIDES_AIMED) if taught else (WORK_SIDES, WORK_SIDES_AIMED)
-    if side is None or sides[0] <= side <= sides[1]:
+    off = None if side is None else _off_sides(side, taught)
+    if off is None:
         return width
-    aimed = aims[0] if side < sides[0] else aims[1]
+    aims = TAUGHT_WORK_SIDES_AIMED if taught else WORK_SIDES_AIMED
+    aimed = aims[0] if off == "small" else aims[1]
     scaled = int(np.clip(round(width * aimed / side), *WORK_WIDTHS))
     if own is not None and own / OWN_WIDTH_REACH <= scaled <= own * OWN_WIDTH_REACH:
         return own
@@ -374,7 +381,7 @@ def _boxed_over(reading: TrayReading, die_side: float | None, scale: float) -> b
     """Whether a reading's boxes are far bigger (BOXED_OVER) than the dice's side the table knows (`die_side`, frame
     pixels), when that side is off WORK_SIDES in the work frame (`scale` of the frame's): dice too small for the
     locator there are boxed with their shadows, or two at a time, and read as the faces such boxes show."""
-    return (die_side is not None and not WORK_SIDES[0] <= die_side * scale <= WORK_SIDES[1] and bool(reading.dice)
+    return (die_side is not None and _off_sides(die_side * scale) is not None and bool(reading.dice)
             and _median_box(reading) > BOXED_OVER * die_side)
 
 

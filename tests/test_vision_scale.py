@@ -198,8 +198,15 @@ def test_a_throw_boxed_far_bigger_than_the_tables_small_dice_is_read_again_at_th
 
 
 def test_dice_off_the_sides_read_best_are_said_to_look_small_or_big() -> None:
-    # In the 640 px work frame the nets read dice 25-70 px best; a taught die's pictures 25-50 px.
+    # In the 640 px work frame the nets read dice 25-70 px best.
     assert [seen_off_size(side, 640) for side in (24.9, 25.0, 40.0, 70.0, 70.1)] == ["small", None, None, None, "big"]
     # A 1280 px frame's dice are half as wide at work: 30-40 px there look small, 100 px usual.
     assert [seen_off_size(side, 1280) for side in (35.0, 100.0, 150.0)] == ["small", None, "big"]
-    assert [seen_off_size(60.0, 640, taught=taught) for taught in (False, True)] == [None, "big"]
+    # Taught dice are brought to the 38 px they are matched at from any side the camera gives, and read as well down
+    # to 20 px at work (40 px in a 1280 px frame) and up to 70: what they are read again at (25-50 px) is not what
+    # they are told at.
+    assert [seen_off_size(side, 640, taught=True) for side in (19.9, 20.0, 60.0, 70.0, 70.1)] == [
+        "small", None, None, None, "big"]
+    assert [seen_off_size(side, 1280, taught=True) for side in (36.0, 44.0, 110.0, 141.0)] == [
+        "small", None, None, "big"]
+    assert [seen_off_size(22.0, 640, taught=taught) for taught in (False, True)] == ["small", None]

@@ -102,6 +102,15 @@ RESCALED_READS = 2
 # a size; 70-84 px 72.0% -> 98.5%); 24-32 px as before, within two dice (session 47).
 TAUGHT_WORK_SIDES = (25.0, 50.0)
 TAUGHT_WORK_SIDES_AIMED = (38.0, 38.0)
+# Taught dice read less surely off these sides in the work frame, however they are read then (brought to
+# TAUGHT_WORK_SIDES_AIMED from any size): what the players are told (seen_off_size). Fresh throws of two card dice,
+# count known, 3 models a size each taught from 3 shots a face, 40 throws a model (session 49, 7,410,000-7,482,139;
+# dice of throws accepted with their faces): 32-36 px in 1280x960 frames 86.7%, 36-40 px 94.2%, 40-44 px 99.2%,
+# 44-50 px 100%; in 640x480 frames 26-30 px 95.8%, 30-34 and 34-38 px 97.5%, 38-44 px 96.7%. Session 47's (one
+# model a size, 12 shots, 100 throws): 24-28 px in 1280x960 frames 74.6%, 38-44 px 99.8%, 100-120 px 99.8%; in
+# 640x480 frames 24-28 px 97.8%, 34-42 px 99.4%, 58-66 px 98.9%, 70-84 px 97.1%, 84-100 px 97.9%. Judged by
+# TAUGHT_WORK_SIDES (25-50) until then, dice 40-50 px in 1280x960 frames were called small and 100-120 px big.
+TAUGHT_SEEN_SIDES = (20.0, 70.0)
 # A throw read whole at WORK_WIDTH stands (the count rule), unless the table knows its dice are off WORK_SIDES there
 # and the reading's boxes are over this many times their side (_boxed_over): then it is read again at their scale.
 # Fresh table runs of d6 18-22 px in 1280x960 frames (200 throws, 7,040,000+): 4 throws accepted with a 5 read as a 6
@@ -345,19 +354,24 @@ def _unsure_where_torn(reading: TrayReading, first: TrayReading, expect: int | N
 
 
 def seen_off_size(side: float, frame_width: int, taught: bool = False) -> str | None:
-    """Whether dice `side` px wide in frames `frame_width` px wide look "small" or "big" to the reader: off the sides
-    its nets read best in the work frame (WORK_SIDES; a taught die's pictures, TAUGHT_WORK_SIDES); None within them.
-    Such dice are read again at their scale, less surely: the bench's size rows read 96-97% of them right against
-    99.65% at the usual sizes, and at a table about one throw in 100 of them was accepted with a face not thrown
-    (vision/training/README.md, sessions 46-47). Said to the players, so the camera is moved while it is easy."""
-    return _off_sides(side * WORK_WIDTH / frame_width, taught)
+    """Whether dice `side` px wide in frames `frame_width` px wide look "small" or "big" to the reader, read less
+    surely than at the usual sizes; None when they are read as well. Said to the players (the table's advice,
+    `read`'s line, `teach`), so the camera is moved while it is easy.
+
+    Built-in dice: off the sides their nets read best in the work frame (WORK_SIDES), where a frame is read again at
+    their scale: the bench's size rows read 96-97% of such dice right against 99.65% at the usual sizes, and at a
+    table about one throw in 100 was accepted with a face not thrown (vision/training/README.md, sessions 46-47).
+
+    Taught dice: off TAUGHT_SEEN_SIDES there. They are matched to pictures at 38 px, brought there from the sides
+    the camera gives them (TAUGHT_WORK_SIDES), and read as well down to 20 px in the work frame."""
+    return _off_sides(side * WORK_WIDTH / frame_width, TAUGHT_SEEN_SIDES if taught else WORK_SIDES)
 
 
-def _off_sides(side: float, taught: bool = False) -> str | None:
-    """Whether dice `side` px wide in the work frame are under ("small") or over ("big") the sides read best there
-    (WORK_SIDES; TAUGHT_WORK_SIDES for `taught` dice), or within them (None): where a frame is read again at their
-    scale (rescaled, _boxed_over), and what the players are told (seen_off_size)."""
-    low, high = TAUGHT_WORK_SIDES if taught else WORK_SIDES
+def _off_sides(side: float, sides: tuple[float, float]) -> str | None:
+    """Whether dice `side` px wide in the work frame are under ("small") or over ("big") `sides` there, or within them
+    (None): WORK_SIDES or TAUGHT_WORK_SIDES where a frame is read again at their scale (rescaled, _boxed_over),
+    WORK_SIDES or TAUGHT_SEEN_SIDES for what the players are told (seen_off_size)."""
+    low, high = sides
     return "small" if side < low else "big" if side > high else None
 
 
@@ -366,7 +380,7 @@ def rescaled(width: int, side: float | None, own: int | None = None, taught: boo
     `width`, unless they are off WORK_SIDES there (TAUGHT_WORK_SIDES for `taught` dice); then the width that makes
     them the nearer of WORK_SIDES_AIMED (TAUGHT_WORK_SIDES_AIMED), within WORK_WIDTHS, or the frame's `own` width when
     that is within OWN_WIDTH_REACH of it."""
-    off = None if side is None else _off_sides(side, taught)
+    off = None if side is None else _off_sides(side, TAUGHT_WORK_SIDES if taught else WORK_SIDES)
     if off is None:
         return width
     aims = TAUGHT_WORK_SIDES_AIMED if taught else WORK_SIDES_AIMED
@@ -381,7 +395,7 @@ def _boxed_over(reading: TrayReading, die_side: float | None, scale: float) -> b
     """Whether a reading's boxes are far bigger (BOXED_OVER) than the dice's side the table knows (`die_side`, frame
     pixels), when that side is off WORK_SIDES in the work frame (`scale` of the frame's): dice too small for the
     locator there are boxed with their shadows, or two at a time, and read as the faces such boxes show."""
-    return (die_side is not None and _off_sides(die_side * scale) is not None and bool(reading.dice)
+    return (die_side is not None and _off_sides(die_side * scale, WORK_SIDES) is not None and bool(reading.dice)
             and _median_box(reading) > BOXED_OVER * die_side)
 
 

@@ -21,7 +21,15 @@ import numpy as np
 from vision.flat import NOT_FLAT, not_flat
 from vision.locate import WORK_WIDTH, LocatedDie, find_dice, to_work
 from vision.models import DieKind, DieModel, Face, ModelError, save_model
-from vision.read import WORK_WIDTHS, ReadError, checked_image, read_tray, rescaled
+from vision.read import (
+    TAUGHT_SEEN_SIDES,
+    WORK_WIDTHS,
+    ReadError,
+    checked_image,
+    read_tray,
+    rescaled,
+    seen_off_size,
+)
 from vision.recognise import (
     TEMPLATE_FORMAT,
     TEMPLATE_SIZE,
@@ -34,10 +42,6 @@ from vision.recognise import (
 # face's looks better than its own (seen here: a J taught from 2 dice read, sure, as Q).
 MIN_LOOKS = 3
 TEACH_SURE_DIE = 0.5    # a die the locator sees less surely than this is not kept as a look
-# Taught dice seen this small in the camera's own pixels are read less surely, however they are taught: on fresh
-# throws, card dice 24-28 px wide in 1280x960 shots (taught as 25-26 px) read 74.6% right, 30-36 px (31 px) 98.0%
-# (session 47). `teach` says so, with what to do.
-SMALL_TAUGHT_SIDE = 28.0
 
 
 class TeachError(ModelError):
@@ -221,9 +225,14 @@ def main(argv: list[str]) -> int:
     width = int(np.median([image.shape[1] for images in shots.values() for image in images]))
     side = (model.side_fraction or 0.0) * width
     print(f"the dice are {side:.0f} px wide in these {width} px wide shots")
-    if side < SMALL_TAUGHT_SIDE:
-        print(f"dice under {SMALL_TAUGHT_SIDE:.0f} px wide are read less surely: bring the camera closer to the tray, "
-              "or give it more pixels ([camera] width and height), and teach again")
+    # Judged as the table judges the dice it reads (vision.read.seen_off_size): one answer, before play and during.
+    look = seen_off_size(side, width, taught=True)
+    if look is not None:
+        low, high = (bound * width / WORK_WIDTH for bound in TAUGHT_SEEN_SIDES)
+        print(f"dice under {low:.0f} px wide in these shots are read less surely: bring the camera closer to the tray, "
+              "and teach again" if look == "small" else
+              f"dice over {high:.0f} px wide in these shots are read less surely: raise the camera higher above the "
+              "tray, and teach again")
     checked = read_back(model, shots, crops)
     print("each shot read back by the looks of the others:")
     for result in checked:

@@ -124,7 +124,9 @@ def test_a_throw_read_whole_stands_and_one_refused_is_read_again_at_the_tables_d
     whole = render_tray(7637, D6, size=(1280, 960), die_size=(30, 36))
     widths.clear()
     reading = read_tray(whole.image, D6, expect=len(whole.dice), die_side=side)
-    assert reading.status == "ok" and faces_are(reading, [d.label for d in whole.dice]) and widths == [640]
+    # Read whole at 640 px, it stands; its dice boxed small there, it is read at the camera's own pixels too
+    # (BOXED_SMALL), where no die reads as another face.
+    assert reading.status == "ok" and faces_are(reading, [d.label for d in whole.dice]) and widths == [640, 1280]
 
 
 def test_dice_of_the_usual_size_are_read_once_at_the_usual_width(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -193,8 +195,49 @@ def test_a_throw_boxed_far_bigger_than_the_tables_small_dice_is_read_again_at_th
     reading = read_tray(rendered.image, D6, expect=2, die_side=side)
     assert reading.status == "ok" and faces_are(reading, labels) and widths[0] == 640 and len(widths) == 2
     monkeypatch.setattr(read, "BOXED_OVER", 100.0)
+    # Read at the camera's own pixels too, as every throw boxed small is (BOXED_SMALL), the 6 is another face there.
+    caught = read_tray(rendered.image, D6, expect=2, die_side=side)
+    assert caught.status == "reroll" and all(d.sure == (d.face in labels) for d in caught.dice)
+    monkeypatch.setattr(read, "BOXED_SMALL", 0.0)
     wrong = read_tray(rendered.image, D6, expect=2, die_side=side)
     assert wrong.status == "ok" and sorted(d.face for d in wrong.dice) != sorted(labels)
+
+
+def test_a_throw_read_whole_with_its_dice_boxed_small_is_read_at_the_cameras_own_pixels_too(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dice 26-30 px in a 1280x960 frame are 13-15 px at the usual width, where the locator boxed them 28-30 px with
+    their shadows: the throw, read whole with its count, stood with a 6 read as a 4 (p 0.67), and the side the table
+    learned from such throws (41.8 px here) was too big for BOXED_OVER to doubt it (a table's run, session 49). Read
+    at the camera's own 1,280 px too, that die is read as another face there: unsure, and the throw is re-rolled."""
+    rendered = render_tray(7_520_031, D6, n_dice=2, size=(1280, 960), die_size=(26.0, 30.0), tray_seed=7_620_000)
+    assert sorted(d.label for d in rendered.dice) == ["1", "6"]
+    widths = _widths_read(monkeypatch)
+    reading = read_tray(rendered.image, D6, expect=2, die_side=41.8)
+    assert widths == [640, 1280]
+    assert reading.status == "reroll" and [d.face for d in reading.dice if d.sure] == ["1"]
+    unsure = next(d for d in reading.dice if not d.sure)
+    assert unsure.face == "?" and unsure.reason == "unclear"
+    monkeypatch.setattr(read, "BOXED_SMALL", 0.0)
+    widths.clear()
+    wrong = read_tray(rendered.image, D6, expect=2, die_side=41.8)
+    assert widths == [640] and wrong.status == "ok" and sorted(d.face for d in wrong.dice) == ["1", "4"]
+
+
+def test_throws_whose_readings_agree_at_both_sizes_stand_and_big_or_work_sized_frames_are_read_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    widths = _widths_read(monkeypatch)
+    # Dice 40-50 px in 1280x960 frames, boxed under BOXED_SMALL at 640 px: read at 1,280 px too, the same faces.
+    for seed in (8_100, 8_101, 8_102):
+        rendered = render_tray(seed, D6, n_dice=2, size=(1280, 960), die_size=(40.0, 50.0))
+        widths.clear()
+        reading = read_tray(rendered.image, D6, expect=2)
+        assert widths == [640, 1280]
+        assert reading.status == "ok" and faces_are(reading, [d.label for d in rendered.dice])
+    # Dice 70-80 px there (35-40 px at work), or a 640x480 camera's frame (no more pixels to look at): read once.
+    for rendered in (render_tray(8_103, D6, n_dice=2, size=(1280, 960), die_size=(70.0, 80.0)),
+                     render_tray(8_104, D6, n_dice=2, die_size=(18.0, 24.0))):
+        widths.clear()
+        assert read_tray(rendered.image, D6, expect=2).status == "ok" and widths == [640]
 
 
 def test_dice_off_the_sides_read_best_are_said_to_look_small_or_big() -> None:

@@ -116,6 +116,23 @@ TAUGHT_SEEN_SIDES = (20.0, 70.0)
 # Fresh table runs of d6 18-22 px in 1280x960 frames (200 throws, 7,040,000+): 4 throws accepted with a 5 read as a 6
 # in boxes twice the die -> none, as many accepted; six other sizes, the usual ones too, throw for throw the same.
 BOXED_OVER = 1.4
+# A throw read whole at WORK_WIDTH, its count right, whose dice are boxed under this there, from a camera frame with
+# more pixels, is read at the frame's own resolution too, and each die the two readings read as other faces surely is
+# unsure (_unsure_where_torn). A camera far above the tray shows dice 13-17 px wide at work, and the locator boxed
+# them 27-31 px there with their shadows, read as other faces at p 0.65-0.86 (a 5 as a 6, a 6 or a 2 as a 4, a 7 as
+# a 6); a table learning its dice's side from such throws learned it too big for BOXED_OVER to doubt them.
+# Chosen on table runs of two-dice d6 throws in 1280x960 frames (session 49; 5 tables of 100 throws a size,
+# 7,500,000+): throws accepted with a face not thrown 22-26 px 1 -> 0, 26-30 px 2 -> 0, 30-34 px 1 -> 0, no other
+# throw refused. Judged on fresh ones (7,700,000+, 7,900,000+; 3-5 tables a size): d6 26-30 px 5 -> 1, 30-34 px
+# 1 -> 0, 34-40 px 1 -> 0, 26-32 px 1 -> 0, marbled 40-50 px 3 -> 1, Excape 26-32 px 3 -> 1, 32-40 px 1 -> 0
+# (15 -> 3 of 4,300 throws), and the only throws refused the ones accepted wrong before; d6 20-26 and 22-26 px,
+# black on felt 32-40 px, Excape 40-50 px and marbled 34-42 px as before; the train split's photos four to a frame
+# read with their count, die for die as before. Read twice, a throw costs ~15 ms more: dice 40-50 px in 1280x960
+# frames nearly every throw, 50-64 px 26 of 60, 64-80 px none.
+BOXED_SMALL = 32.0
+# ... its dice matched to the other reading's at this IoU: a die boxed twice its side with its shadow and the die's
+# own box overlap at ~0.25 (fresh throw 7,000,062: 0.27).
+BOXED_SMALL_MATCH = 0.1
 # A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
 # real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
 # its swirl a pip; at 1,280, as a 2).
@@ -303,7 +320,9 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     WORK_SIDES there is read again at their scale (taught dice: off TAUGHT_WORK_SIDES, their side as taught when the
     table knows none, DieModel.side_fraction); one whose dice nothing measures, boxed small or not found, at the
     frame's own resolution; and a throw read whole at WORK_WIDTH whose boxes are over BOXED_OVER times a known side
-    off WORK_SIDES there (dice boxed with their shadows) does not stand, and is read again at that side.
+    off WORK_SIDES there (dice boxed with their shadows) does not stand, and is read again at that side. A throw read
+    whole at WORK_WIDTH whose dice are boxed under BOXED_SMALL there is read at the frame's own resolution too, when
+    that is bigger, and a die the two readings read as other faces is unsure.
     Dice come in reading order (rows top to bottom, left to right).
     """
     image = checked_image(image)
@@ -330,20 +349,31 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
             break
         width = scaled
         reading = _read_at(image, width, model, tray, expect, die_side)
-    return _unsure_where_torn(reading, first, expect, w, h) if width < WORK_WIDTH else reading
+    if width < WORK_WIDTH:
+        return _unsure_where_torn(reading, first, expect, w, h)
+    if expect is not None and reading.status == "ok" and _boxed_small_with_pixels_to_spare(reading, width, w):
+        # A throw read whole, its count right, its dice boxed small: read at the camera's own pixels too.
+        own = _read_at(image, min(w, WORK_WIDTHS[1]), model, tray, expect, die_side)
+        return _unsure_where_torn(reading, own, expect, w, h, BOXED_SMALL_MATCH)
+    return reading
 
 
-def _unsure_where_torn(reading: TrayReading, first: TrayReading, expect: int | None, width: int, height: int
-                       ) -> TrayReading:
-    """The reading of a frame shrunk for its big dice, each of its dice unsure that the first reading (at
-    WORK_WIDTH) read as another face surely: a die read so at two scales is one neither read can be trusted on. A
-    lone big die read again smaller was boxed on a part of it, and two pips of a 4 read as a sure 2 (fresh tray
-    6,821,052, session 46). Not for a frame enlarged for its small dice: read at WORK_WIDTH they are the reads
-    that fail (on the train split's photos four to a frame, asking it there too left 11 more dice unclear, and read
-    96.44% of the dice right instead of 95.70%)."""
-    matched = match_boxes([d.box for d in reading.dice], [d.box for d in first.dice])
+def _unsure_where_torn(reading: TrayReading, other: TrayReading, expect: int | None, width: int, height: int,
+                       min_iou: float = 0.3) -> TrayReading:
+    """The reading, each of its dice unsure that the `other` reading of the same frame, at another scale, read as
+    another face surely (its dice matched at `min_iou`): a die read so at two scales is one neither read can be
+    trusted on.
+
+    - A frame shrunk for its big dice, against the first reading (at WORK_WIDTH): a lone big die read again smaller
+      was boxed on a part of it, and two pips of a 4 read as a sure 2 (fresh tray 6,821,052, session 46). Not for a
+      frame enlarged for its small dice: read at WORK_WIDTH they are the reads that fail (on the train split's
+      photos four to a frame, asking it there too left 11 more dice unclear, and read 96.44% of the dice right
+      instead of 95.70%).
+    - A throw read whole at WORK_WIDTH with its dice boxed small, against the frame read at its own resolution
+      (_boxed_small_with_pixels_to_spare)."""
+    matched = match_boxes([d.box for d in reading.dice], [d.box for d in other.dice], min_iou)
     torn = {i for i, j in matched.items()
-            if reading.dice[i].sure and first.dice[j].sure and reading.dice[i].face != first.dice[j].face}
+            if reading.dice[i].sure and other.dice[j].sure and reading.dice[i].face != other.dice[j].face}
     if not torn:
         return reading
     # Told as any die the reader cannot read: "cannot be read".
@@ -410,6 +440,13 @@ def _seen_small_or_not_at_all(reading: TrayReading, scale: float) -> bool:
     throws and trays (two-dice d6, Excape and black-on-felt throws; cocked, stacked, hand, blurred) read the same
     (6,980,000+, 6,981,000+)."""
     return not reading.dice or _median_box(reading) * scale < WORK_SIDES[0]
+
+
+def _boxed_small_with_pixels_to_spare(reading: TrayReading, width: int, frame_width: int) -> bool:
+    """Whether a reading at WORK_WIDTH of a frame wider than it has its dice boxed under BOXED_SMALL there: dice that
+    may be much smaller than their boxes, and that the frame's own pixels show as they are."""
+    return width == WORK_WIDTH < frame_width and bool(reading.dice) and \
+        _median_box(reading) * width / frame_width < BOXED_SMALL
 
 
 def _side_known(die_side: float | None, model: DieModel, width: int) -> float | None:

@@ -125,7 +125,7 @@ BOXED_OVER = 1.4
 # 7,500,000+): throws accepted with a face not thrown 22-26 px 1 -> 0, 26-30 px 2 -> 0, 30-34 px 1 -> 0, no other
 # throw refused. Judged on fresh ones (7,700,000+, 7,900,000+; 3-5 tables a size): d6 26-30 px 5 -> 1, 30-34 px
 # 1 -> 0, 34-40 px 1 -> 0, 26-32 px 1 -> 0, marbled 40-50 px 3 -> 1, Excape 26-32 px 3 -> 1, 32-40 px 1 -> 0
-# (15 -> 3 of 4,300 throws), and the only throws refused the ones accepted wrong before; d6 20-26 and 22-26 px,
+# (15 -> 3 of 4,300 throws; 12 fewer accepted, as many with their faces as before); d6 20-26 and 22-26 px,
 # black on felt 32-40 px, Excape 40-50 px and marbled 34-42 px as before; the train split's photos four to a frame
 # read with their count, die for die as before. Read twice, a throw costs ~15 ms more: dice 40-50 px in 1280x960
 # frames nearly every throw, 50-64 px 26 of 60, 64-80 px none.
@@ -366,9 +366,9 @@ def _unsure_where_torn(reading: TrayReading, other: TrayReading, expect: int | N
 
     - A frame shrunk for its big dice, against the first reading (at WORK_WIDTH): a lone big die read again smaller
       was boxed on a part of it, and two pips of a 4 read as a sure 2 (fresh tray 6,821,052, session 46). Not for a
-      frame enlarged for its small dice: read at WORK_WIDTH they are the reads that fail (on the train split's
-      photos four to a frame, asking it there too left 11 more dice unclear, and read 96.44% of the dice right
-      instead of 95.70%).
+      frame enlarged for its small dice after a reading at WORK_WIDTH failed: those are the reads that fail (on the
+      train split's photos four to a frame, asking it there too left 11 more dice unclear, and read 96.44% of the
+      dice right instead of 95.70%).
     - A throw read whole at WORK_WIDTH with its dice boxed small, against the frame read at its own resolution
       (_boxed_small_with_pixels_to_spare)."""
     matched = match_boxes([d.box for d in reading.dice], [d.box for d in other.dice], min_iou)
@@ -390,7 +390,8 @@ def seen_off_size(side: float, frame_width: int, taught: bool = False) -> str | 
 
     Built-in dice: off the sides their nets read best in the work frame (WORK_SIDES), where a frame is read again at
     their scale: the bench's size rows read 96-97% of such dice right against 99.65% at the usual sizes, and at a
-    table about one throw in 100 was accepted with a face not thrown (vision/training/README.md, sessions 46-47).
+    table about one throw in 100 was accepted with a face not thrown (vision/training/README.md, sessions 46-47; in
+    1280x960 frames, 15 of 4,300 before BOXED_SMALL, 3 since, session 49).
 
     Taught dice: off TAUGHT_SEEN_SIDES there. They are matched to pictures at 38 px, brought there from the sides
     the camera gives them (TAUGHT_WORK_SIDES), and read as well down to 20 px in the work frame."""

@@ -116,20 +116,21 @@ TAUGHT_SEEN_SIDES = (20.0, 70.0)
 # Fresh table runs of d6 18-22 px in 1280x960 frames (200 throws, 7,040,000+): 4 throws accepted with a 5 read as a 6
 # in boxes twice the die -> none, as many accepted; six other sizes, the usual ones too, throw for throw the same.
 BOXED_OVER = 1.4
-# A throw read whole at WORK_WIDTH, its count right, whose dice are boxed under this there, from a camera frame with
-# more pixels, is read at the frame's own resolution too, and each die the two readings read as other faces surely is
-# unsure (_unsure_where_torn). A camera far above the tray shows dice 13-17 px wide at work, and the locator boxed
-# them 27-31 px there with their shadows, read as other faces at p 0.65-0.86 (a 5 as a 6, a 6 or a 2 as a 4, a 7 as
-# a 6); a table learning its dice's side from such throws learned it too big for BOXED_OVER to doubt them.
-# Chosen on table runs of two-dice d6 throws in 1280x960 frames (session 49; 5 tables of 100 throws a size,
-# 7,500,000+): throws accepted with a face not thrown 22-26 px 1 -> 0, 26-30 px 2 -> 0, 30-34 px 1 -> 0, no other
-# throw refused. Judged on fresh ones (7,700,000+, 7,900,000+; 3-5 tables a size): d6 26-30 px 5 -> 1, 30-34 px
-# 1 -> 0, 34-40 px 1 -> 0, 26-32 px 1 -> 0, marbled 40-50 px 3 -> 1, Excape 26-32 px 3 -> 1, 32-40 px 1 -> 0
-# (15 -> 3 of 4,300 throws; 12 fewer accepted, as many with their faces as before); d6 20-26 and 22-26 px,
-# black on felt 32-40 px, Excape 40-50 px and marbled 34-42 px as before; the train split's photos four to a frame
-# read with their count, die for die as before. Read twice, a throw costs ~15 ms more: dice 40-50 px in 1280x960
-# frames nearly every throw, 50-64 px 26 of 60, 64-80 px none.
+# A throw read whole at WORK_WIDTH, its count right, whose dice are boxed under this there is read closer too: at the
+# camera frame's own resolution when it has more pixels, else enlarged BOXED_SMALL_ENLARGED times; and each die the
+# two readings read as other faces surely is unsure (_unsure_where_torn). A camera far above the tray shows dice
+# 13-17 px wide at work, and the locator boxed them 27-31 px there with their shadows, read as other faces at p
+# 0.65-0.96 (a 5 as a 6, a 6 or a 2 as a 4, a 7 as a 6); a table learning its dice's side from such throws learned it
+# too big for BOXED_OVER to doubt them. Chosen on table runs of two-dice d6 throws (session 49; 3-5 tables of 100
+# throws a size, 7,500,000+), throws accepted with a face not thrown: in 1280x960 frames 22-26 px 1 -> 0, 26-30 px
+# 2 -> 0, 30-34 px 1 -> 0; in 640x480 frames 14-17 px 3 -> 0; no other throw refused (40-80 px in 1280x960 frames,
+# 18-24 px in 640x480, black dice on felt). Judged on fresh ones (vision/training/README.md, session 49): in
+# 1280x960 frames 15 -> 3 of 4,300 throws, 12 fewer accepted, as many with their faces as before.
+# Real dice (the train split's photos shrunk into a 640 px frame, read with their count): dice read sure and wrong
+# 4 -> 2 at 0.6 of their size, 4 -> 3 at 0.75, as many read right. Read twice, a throw costs ~15 ms more in
+# 1280x960 frames (dice 40-50 px nearly every throw, 50-64 px 26 of 60, 64-80 px none).
 BOXED_SMALL = 32.0
+BOXED_SMALL_ENLARGED = 2
 # ... its dice matched to the other reading's at this IoU: a die boxed twice its side with its shadow and the die's
 # own box overlap at ~0.25 (fresh throw 7,000,062: 0.27).
 BOXED_SMALL_MATCH = 0.1
@@ -321,8 +322,8 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
     table knows none, DieModel.side_fraction); one whose dice nothing measures, boxed small or not found, at the
     frame's own resolution; and a throw read whole at WORK_WIDTH whose boxes are over BOXED_OVER times a known side
     off WORK_SIDES there (dice boxed with their shadows) does not stand, and is read again at that side. A throw read
-    whole at WORK_WIDTH whose dice are boxed under BOXED_SMALL there is read at the frame's own resolution too, when
-    that is bigger, and a die the two readings read as other faces is unsure.
+    whole at WORK_WIDTH whose dice are boxed under BOXED_SMALL there is read closer too (the frame's own resolution,
+    or enlarged), and a die the two readings read as other faces is unsure.
     Dice come in reading order (rows top to bottom, left to right).
     """
     image = checked_image(image)
@@ -351,10 +352,10 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
         reading = _read_at(image, width, model, tray, expect, die_side)
     if width < WORK_WIDTH:
         return _unsure_where_torn(reading, first, expect, w, h)
-    if expect is not None and reading.status == "ok" and _boxed_small_with_pixels_to_spare(reading, width, w):
-        # A throw read whole, its count right, its dice boxed small: read at the camera's own pixels too.
-        own = _read_at(image, min(w, WORK_WIDTHS[1]), model, tray, expect, die_side)
-        return _unsure_where_torn(reading, own, expect, w, h, BOXED_SMALL_MATCH)
+    if expect is not None and reading.status == "ok" and _boxed_small(reading, width, w):
+        # A throw read whole, its count right, its dice boxed small: looked at closer too.
+        closer = _read_at(image, _closer_width(w), model, tray, expect, die_side)
+        return _unsure_where_torn(reading, closer, expect, w, h, BOXED_SMALL_MATCH)
     return reading
 
 
@@ -369,8 +370,8 @@ def _unsure_where_torn(reading: TrayReading, other: TrayReading, expect: int | N
       frame enlarged for its small dice after a reading at WORK_WIDTH failed: those are the reads that fail (on the
       train split's photos four to a frame, asking it there too left 11 more dice unclear, and read 96.44% of the
       dice right instead of 95.70%).
-    - A throw read whole at WORK_WIDTH with its dice boxed small, against the frame read at its own resolution
-      (_boxed_small_with_pixels_to_spare)."""
+    - A throw read whole at WORK_WIDTH with its dice boxed small (_boxed_small), against the frame read closer: at its
+      own resolution, or enlarged when it has no more pixels (_closer_width)."""
     matched = match_boxes([d.box for d in reading.dice], [d.box for d in other.dice], min_iou)
     torn = {i for i, j in matched.items()
             if reading.dice[i].sure and other.dice[j].sure and reading.dice[i].face != other.dice[j].face}
@@ -443,11 +444,17 @@ def _seen_small_or_not_at_all(reading: TrayReading, scale: float) -> bool:
     return not reading.dice or _median_box(reading) * scale < WORK_SIDES[0]
 
 
-def _boxed_small_with_pixels_to_spare(reading: TrayReading, width: int, frame_width: int) -> bool:
-    """Whether a reading at WORK_WIDTH of a frame wider than it has its dice boxed under BOXED_SMALL there: dice that
-    may be much smaller than their boxes, and that the frame's own pixels show as they are."""
-    return width == WORK_WIDTH < frame_width and bool(reading.dice) and \
+def _boxed_small(reading: TrayReading, width: int, frame_width: int) -> bool:
+    """Whether a reading at WORK_WIDTH of a frame at least that wide has its dice boxed under BOXED_SMALL there: dice
+    that may be much smaller than their boxes."""
+    return width == WORK_WIDTH <= frame_width and bool(reading.dice) and \
         _median_box(reading) * width / frame_width < BOXED_SMALL
+
+
+def _closer_width(frame_width: int) -> int:
+    """The width a throw boxed small (_boxed_small) is read at too: the frame's own, when it has more pixels than the
+    work frame (within WORK_WIDTHS), else the work frame enlarged BOXED_SMALL_ENLARGED times."""
+    return min(frame_width, WORK_WIDTHS[1]) if frame_width > WORK_WIDTH else BOXED_SMALL_ENLARGED * WORK_WIDTH
 
 
 def _side_known(die_side: float | None, model: DieModel, width: int) -> float | None:

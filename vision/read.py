@@ -128,7 +128,8 @@ BOXED_OVER = 1.4
 # 1280x960 frames 15 -> 3 of 4,300 throws, 12 fewer accepted, as many with their faces as before.
 # Real dice (the train split's photos shrunk into a 640 px frame, read with their count): dice read sure and wrong
 # 4 -> 2 at 0.6 of their size, 4 -> 3 at 0.75, as many read right. Read twice, a throw costs ~15 ms more in
-# 1280x960 frames (dice 40-50 px nearly every throw, 50-64 px 26 of 60, 64-80 px none).
+# 1280x960 frames (dice 40-50 px nearly every throw, 50-64 px 26 of 60, 64-80 px none), ~26 ms in 640x480 ones
+# (4 of the bench's 40 speed frames read with their count).
 BOXED_SMALL = 32.0
 BOXED_SMALL_ENLARGED = 2
 # ... its dice matched to the other reading's at this IoU: a die boxed twice its side with its shadow and the die's

@@ -125,11 +125,12 @@ BOXED_OVER = 1.4
 # throws a size, 7,500,000+), throws accepted with a face not thrown: in 1280x960 frames 22-26 px 1 -> 0, 26-30 px
 # 2 -> 0, 30-34 px 1 -> 0; in 640x480 frames 14-17 px 3 -> 0; no other throw refused (40-80 px in 1280x960 frames,
 # 18-24 px in 640x480, black dice on felt). Judged on fresh ones (vision/training/README.md, session 49): in
-# 1280x960 frames 15 -> 3 of 4,300 throws, 12 fewer accepted, as many with their faces as before.
-# Real dice (the train split's photos shrunk into a 640 px frame, read with their count): dice read sure and wrong
-# 4 -> 2 at 0.6 of their size, 4 -> 3 at 0.75, as many read right. Read twice, a throw costs ~15 ms more in
-# 1280x960 frames (dice 40-50 px nearly every throw, 50-64 px 26 of 60, 64-80 px none), ~26 ms in 640x480 ones
-# (4 of the bench's 40 speed frames read with their count).
+# 1280x960 frames 15 -> 3 of 4,300 throws, 12 fewer accepted, as many with their faces as before; in 640x480 frames
+# 6 -> 4 of 2,700, 2 fewer accepted. Real dice shrunk into a 640 px frame, read with their count: the train split's
+# photos, dice read sure and wrong 4 -> 2 at 0.6 of their size and 4 -> 3 at 0.75, as many read right; the test
+# split's (judged), as before at 0.6, and at 0.75 one die read right made unsure, none wrong before or after. Read
+# twice, a throw costs ~15 ms more in 1280x960 frames (dice 40-50 px nearly every throw, 50-64 px 26 of 60, 64-80 px
+# none), ~26 ms in 640x480 ones (4 of the bench's 40 speed frames read with their count).
 BOXED_SMALL = 32.0
 BOXED_SMALL_ENLARGED = 2
 # ... its dice matched to the other reading's at this IoU: a die boxed twice its side with its shadow and the die's

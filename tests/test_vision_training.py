@@ -77,3 +77,63 @@ def test_flat_data_refuses_a_colour_the_renderer_does_not_draw(tmp_path: Path,
         flat_data.main([str(tmp_path / "out.npz"), "--trays", "1", "--no-real", "--die-colour", "tartan"])
     assert "invalid choice: 'tartan'" in capsys.readouterr().err
     assert not (tmp_path / "out.npz").exists()
+
+
+def test_the_face_nets_inputs_are_kept_as_the_reader_reads_and_the_nets_left_as_they_were() -> None:
+    from vision.recognise import FaceNet
+    from vision.training import face_inputs
+
+    run = FaceNet.run
+    with face_inputs.kept_inputs() as kept:
+        face_inputs.read_trays(811_000, 2)
+    assert FaceNet.run is run
+    quick = np.concatenate(kept["faces_quick"])
+    assert quick.dtype == np.uint8 and quick.shape[1:] == (28, 28, 3) and len(quick) >= 2
+
+
+def test_the_harvest_refuses_the_benchmark_seeds_and_a_harvest_of_nothing(tmp_path: Path) -> None:
+    from vision.training import face_inputs
+
+    with pytest.raises(SystemExit, match="must stay below seed"):
+        face_inputs.main(["harvest", str(tmp_path / "h.npz"), "--trays", "5", "--first-seed", str(BENCH_SEED_START)])
+    with pytest.raises(SystemExit):
+        face_inputs.main(["harvest", str(tmp_path / "h.npz")])
+    assert not (tmp_path / "h.npz").exists()
+
+
+def test_a_crops_eight_views_are_its_quarter_turns_then_the_same_mirrored() -> None:
+    from vision.training.face_inputs import VIEWS, views
+
+    crop = np.arange(28 * 28 * 3, dtype=np.uint8).reshape(1, 28, 28, 3)
+    seen = [views(crop, v) for v in range(VIEWS)]
+    assert len({s.tobytes() for s in seen}) == VIEWS
+    assert np.array_equal(seen[1][0], np.rot90(crop[0]))
+    assert np.array_equal(seen[4][0], crop[0][:, ::-1])
+
+
+def test_the_teachers_logits_are_the_readers_in_every_view(tmp_path: Path) -> None:
+    from vision.recognise import QUICK_WEIGHTS, FaceNet
+    from vision.training import face_inputs
+
+    with face_inputs.kept_inputs() as kept:
+        face_inputs.read_trays(811_002, 1)
+    crops = np.concatenate(kept["faces_quick"])[:40]
+    np.savez(tmp_path / "h.npz", faces_quick=crops)
+    assert face_inputs.main(["teach", str(QUICK_WEIGHTS), str(tmp_path / "t.npz"), str(tmp_path / "h.npz")]) == 0
+    taught = np.load(tmp_path / "t.npz")
+    assert taught["logits"].shape == (face_inputs.VIEWS, len(crops), 10)
+    net = FaceNet(QUICK_WEIGHTS)
+    for view in (0, 5):
+        assert np.allclose(taught["logits"][view], net.run(face_inputs.views(crops, view)), atol=1e-4)
+
+
+def test_the_teacher_must_be_a_face_net(tmp_path: Path) -> None:
+    from vision.locate import WEIGHTS as LOCATOR
+    from vision.training import face_inputs
+
+    np.savez(tmp_path / "h.npz", faces_quick=np.zeros((1, 28, 28, 3), np.uint8))
+    with pytest.raises(SystemExit):
+        face_inputs.main(["teach", str(LOCATOR), str(tmp_path / "t.npz"), str(tmp_path / "h.npz")])
+    with pytest.raises(SystemExit):
+        face_inputs.main(["teach", str(tmp_path / "none.onnx"), str(tmp_path / "t.npz"), str(tmp_path / "h.npz")])
+    assert not (tmp_path / "t.npz").exists()

@@ -192,6 +192,11 @@ class FaceNet:
     def __init__(self, weights: Path = WEIGHTS, what: str = "face classifier") -> None:
         self._net = load_net(weights, what)
 
+    @property
+    def name(self) -> str:
+        """Its weights file's stem ("faces", "faces_quick", ...), as vision.nets names a net."""
+        return self._net.name
+
     def run(self, crops: np.ndarray) -> np.ndarray:
         """(N, CROP_SIZE, CROP_SIZE, 3) uint8 crops -> logits (N, len(CLASSES))."""
         if len(crops) == 0:

@@ -8,10 +8,10 @@ learns from those very inputs, gathered as the reader reads (`harvest`), and fro
 crop in its eight views (`teach`: a face may lie any way up in a die's crop).
 
 Sources, never the benchmark's: the train split's photos outside the validation split (photos.held_out_groups; the
-tuning battery's held-out photos stay unseen), read at their size and at 0.8, 1.25 and 1.6 times it, and once
-brighter with their count; virtual trays from training seeds (below the benchmark's, checked), a mix of d6 and
-Excape, plain, marbled, black on felt and touching looks, a hazard on some, at 640x480 and 1280x960, read with and
-without their count.
+tuning battery's held-out photos stay unseen), read at their size with their count and without, at 0.8, 1.25 and
+1.6 times it, and once brighter with their count; virtual trays from training seeds (below the benchmark's,
+checked), a mix of d6 and Excape, plain, marbled, black on felt and touching looks, a hazard on some, at 640x480 and
+1280x960, read with and without their count.
 
     .venv/bin/python -m vision.training.face_inputs harvest /tmp/h_photos.npz --photos
     .venv/bin/python -m vision.training.face_inputs harvest /tmp/h_trays.npz --trays 3000 --first-seed 811000
@@ -37,7 +37,7 @@ from vision.recognise import CLASSES, CROP_SIZE, FaceNet, crops_to_blob
 FACE_NETS = ("faces_quick", "faces", "faces_cross")
 PHOTO_SCALES = (0.8, 1.25, 1.6)     # the photos read again at these sizes: cameras nearer and farther
 VIEWS = 8                           # a crop's quarter turns, then the same mirrored
-TEACH_BATCH = 32                    # crops a pass: OpenCV's new engine slows down on far bigger batches
+TEACH_BATCH = 32                    # crops a pass, of the order of the reader's own batches
 
 
 @contextmanager
@@ -47,9 +47,8 @@ def kept_inputs() -> Iterator[dict[str, list[np.ndarray]]]:
     run = FaceNet.run
 
     def keeping(net: FaceNet, crops: np.ndarray) -> np.ndarray:
-        name = net._net.name
-        if name in kept and len(crops):
-            kept[name].append(np.array(crops, np.uint8))
+        if net.name in kept and len(crops):
+            kept[net.name].append(np.array(crops, np.uint8))
         return run(net, crops)
 
     FaceNet.run = keeping       # type: ignore[method-assign]

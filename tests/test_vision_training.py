@@ -91,13 +91,15 @@ def test_the_face_nets_inputs_are_kept_as_the_reader_reads_and_the_nets_left_as_
     assert quick.dtype == np.uint8 and quick.shape[1:] == (28, 28, 3) and len(quick) >= 2
 
 
-def test_the_harvest_refuses_the_benchmark_seeds_and_a_harvest_of_nothing(tmp_path: Path) -> None:
+def test_the_harvest_refuses_the_benchmark_seeds_and_a_harvest_of_nothing(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     from vision.training import face_inputs
 
     with pytest.raises(SystemExit, match="must stay below seed"):
         face_inputs.main(["harvest", str(tmp_path / "h.npz"), "--trays", "5", "--first-seed", str(BENCH_SEED_START)])
     with pytest.raises(SystemExit):
         face_inputs.main(["harvest", str(tmp_path / "h.npz")])
+    assert "nothing to read: give --photos, --trays N or both" in capsys.readouterr().err
     assert not (tmp_path / "h.npz").exists()
 
 
@@ -127,13 +129,15 @@ def test_the_teachers_logits_are_the_readers_in_every_view(tmp_path: Path) -> No
         assert np.allclose(taught["logits"][view], net.run(face_inputs.views(crops, view)), atol=1e-4)
 
 
-def test_the_teacher_must_be_a_face_net(tmp_path: Path) -> None:
+def test_the_teacher_must_be_a_face_net(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from vision.locate import WEIGHTS as LOCATOR
     from vision.training import face_inputs
 
     np.savez(tmp_path / "h.npz", faces_quick=np.zeros((1, 28, 28, 3), np.uint8))
     with pytest.raises(SystemExit):
         face_inputs.main(["teach", str(LOCATOR), str(tmp_path / "t.npz"), str(tmp_path / "h.npz")])
+    assert "locator.onnx is not one of the face nets faces_quick, faces, faces_cross" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         face_inputs.main(["teach", str(tmp_path / "none.onnx"), str(tmp_path / "t.npz"), str(tmp_path / "h.npz")])
+    assert "no such weights file" in capsys.readouterr().err
     assert not (tmp_path / "t.npz").exists()

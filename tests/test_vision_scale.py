@@ -53,10 +53,10 @@ def test_a_die_read_as_two_faces_at_two_scales_is_unsure_when_its_frame_was_shru
                                      DieReading("5", 0.97, True, (400, 300, 90, 90), side=80.0)))
     shrunk = TrayReading("ok", None, (DieReading("2", 0.91, True, (204, 78, 72, 72), side=58.0),
                                       DieReading("5", 0.95, True, (402, 301, 88, 88), side=78.0)))
-    torn = read._unsure_where_torn(shrunk, first, 2, 640, 480)
+    torn = read._unsure_where_torn(shrunk, first, 2, 640, 480, read.SHRUNK_MATCH)
     assert [(d.face, d.sure, d.reason) for d in torn.dice] == [("?", False, "unclear"), ("5", True, None)]
     assert torn.status == "reroll" and torn.reason.startswith("die 1 of 2 (top) cannot be read")
-    assert read._unsure_where_torn(first, first, 2, 640, 480) == first
+    assert read._unsure_where_torn(first, first, 2, 640, 480, read.SHRUNK_MATCH) == first
 
 
 def _reading(*dice: tuple[str, bool, float]) -> TrayReading:

@@ -136,6 +136,9 @@ BOXED_SMALL_ENLARGED = 2
 # ... its dice matched to the other reading's at this IoU: a die boxed twice its side with its shadow and the die's
 # own box overlap at ~0.25 (fresh throw 7,000,062: 0.27).
 BOXED_SMALL_MATCH = 0.1
+# A frame shrunk for its big dice: its dice matched to the first reading's at this IoU, as the benchmark matches a box
+# to its label (vision.result.match_boxes' usual bar).
+SHRUNK_MATCH = 0.3
 # A frame whose dice's scale is within this of its own resolution is read at it, as the camera gave it: resampled,
 # real dice read worse (a marbled 2 of the train split four to a 1280 frame was read at 1,152 px wide as a sure 3,
 # its swirl a pip; at 1,280, as a 2).
@@ -353,7 +356,7 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
         width = scaled
         reading = _read_at(image, width, model, tray, expect, die_side)
     if width < WORK_WIDTH:
-        return _unsure_where_torn(reading, first, expect, w, h)
+        return _unsure_where_torn(reading, first, expect, w, h, SHRUNK_MATCH)
     if expect is not None and reading.status == "ok" and _boxed_small(reading, width, w):
         # A throw read whole, its count right, its dice boxed small: looked at closer too.
         closer = _read_at(image, _closer_width(w), model, tray, expect, die_side)
@@ -362,7 +365,7 @@ def read_tray(image: np.ndarray, model: DieModel = D6, *, tray: tuple[int, int, 
 
 
 def _unsure_where_torn(reading: TrayReading, other: TrayReading, expect: int | None, width: int, height: int,
-                       min_iou: float = 0.3) -> TrayReading:
+                       min_iou: float) -> TrayReading:
     """The reading, each of its dice unsure that the `other` reading of the same frame, at another scale, read as
     another face surely (its dice matched at `min_iou`): a die read so at two scales is one neither read can be
     trusted on.

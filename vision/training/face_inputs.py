@@ -61,13 +61,9 @@ def kept_inputs() -> Iterator[dict[str, list[np.ndarray]]]:
 def read_photos() -> None:
     """Read the train split's photos outside the validation split as the harvest does (the module's docstring)."""
     from vision.read import read_tray
-    from vision.training.photos import held_out_groups, load_split
+    from vision.training.tuning import photo_set
 
-    photos = load_split("train")
-    held_out = held_out_groups(np.arange(len(photos)))
-    for k, photo in enumerate(photos):
-        if held_out[k]:
-            continue
+    for _, photo in photo_set("other-photos"):
         image = photo.load()
         read_tray(image, D6)
         read_tray(image, D6, expect=len(photo.dice))
@@ -82,6 +78,7 @@ def read_trays(first: int, trays: int) -> None:
     is read with its count drawn from its seed."""
     from vision.read import read_tray
     from vision.training.render_crops import check_training_seeds
+    from vision.training.tuning import HAZARDS
     from vision.virtual_tray import render_tray
 
     check_training_seeds(first, trays)
@@ -98,7 +95,7 @@ def read_trays(first: int, trays: int) -> None:
             look["touching"] = True
         hazards = frozenset()
         if rng.random() < 0.15:
-            hazards = frozenset({("cocked", "stacked", "cut", "blurred", "hand")[int(rng.integers(5))]})
+            hazards = frozenset({HAZARDS[int(rng.integers(len(HAZARDS)))]})
         size = (1280, 960) if rng.random() < 0.2 else (640, 480)
         dice = int(rng.choice([2, 2, 3, 5, 8, 12, 20]))
         counted = rng.random() < 0.5 and not hazards

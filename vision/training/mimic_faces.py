@@ -27,7 +27,7 @@ from torch import nn
 
 from vision.recognise import CROP_SIZE, QUICK_CERTAIN, crops_to_blob
 from vision.training.export import export_trunk
-from vision.training.face_inputs import VIEWS
+from vision.training.face_inputs import VIEWS, views
 from vision.training.train_faces import FaceNet
 
 MIMIC_LOGIT_WEIGHT = 0.02
@@ -68,7 +68,10 @@ def train(crops: np.ndarray, logits: np.ndarray, net: FaceNet, epochs: int, per_
         for first in range(0, per_epoch - BATCH + 1, BATCH):
             pick = order[first:first + BATCH]
             view, index = pick % VIEWS, trained[pick // VIEWS]
-            batch = np.stack([_view(crops[i], v) for i, v in zip(index, view, strict=True)])
+            batch = np.empty((len(pick), *crops.shape[1:]), crops.dtype)
+            for v in range(VIEWS):
+                chosen = view == v
+                batch[chosen] = views(crops[index[chosen]], v)
             target = torch.from_numpy(logits[view, index])
             out = net.trunk(torch.from_numpy(crops_to_blob(batch)))[0]
             loss = nn.functional.kl_div(torch.log_softmax(out, 1), torch.log_softmax(target, 1), log_target=True,
@@ -83,12 +86,6 @@ def train(crops: np.ndarray, logits: np.ndarray, net: FaceNet, epochs: int, per_
             student = torch.cat([net.trunk(held_blob[k:k + 2048])[0] for k in range(0, len(held_blob), 2048)])
         print(f"epoch {epoch + 1}/{epochs}: loss {np.mean(losses):.4f}, {time.time() - start:.0f} s; held out: "
               f"{agreement(student.numpy(), logits[0][held_out])}", flush=True)
-
-
-def _view(crop: np.ndarray, view: int) -> np.ndarray:
-    """One (h, w, 3) crop in view 0..VIEWS-1, as vision.training.face_inputs.views turns a batch."""
-    turned = np.rot90(crop, view % 4, axes=(0, 1))
-    return turned[:, ::-1] if view >= 4 else turned
 
 
 def _three(text: str) -> tuple[int, int, int]:

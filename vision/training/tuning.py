@@ -124,7 +124,7 @@ def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | No
     that many dice a virtual tray (d6 and excape sets), read expecting them; `runs`: the trays in runs of that many,
     each run's dice of one size (vision.bench.run_die_size)."""
     if name in PHOTO_SETS:
-        for tray, photo in _photos(name):
+        for tray, photo in photo_set(name):
             yield tray, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False
         return
     start = first if first is not None else _default_start(name)
@@ -134,7 +134,7 @@ def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | No
         yield _virtual_frame(name, seed, start, sized, dice)
 
 
-def _photos(name: str) -> Iterator:
+def photo_set(name: str) -> Iterator:
     """(file name, photo) of a photo set: the train split's held-out photos, or the others."""
     from vision.training.photos import held_out_groups, load_split
 
@@ -229,7 +229,7 @@ def show_tray(name: str, tray: str, out: Path, first: int | None = None, look: d
         raise SystemExit(f"--zoom must be at least 1, got {zoom}")
     look = _renderer_look(look)
     if name in PHOTO_SETS:
-        photo = dict(_photos(name)).get(tray)
+        photo = dict(photo_set(name)).get(tray)
         if photo is None:
             raise SystemExit(f"no photo {tray!r} in set {name!r}")
         frame = (tray, photo.load(), [(d.label, d.box, False) for d in photo.dice], D6, False)

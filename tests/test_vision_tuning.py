@@ -165,6 +165,36 @@ def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
         tuning.main(["read", "cut", "--trays", "1", "--flat", str(tmp_path / "missing.onnx")])
 
 
+def test_a_candidate_nets_time_is_a_ratio_to_the_committed_ones_and_the_committed_net_is_restored(
+        tmp_path: Path) -> None:
+    import shutil
+
+    from vision import recognise
+
+    candidate = tmp_path / "student.onnx"
+    shutil.copy(recognise.QUICK_WEIGHTS, candidate)
+    before = recognise.QUICK_WEIGHTS
+    committed, student, ratio = tuning.speed_ratio({"quick": candidate}, rounds=1, each=1)
+    # Each variant's passes are tallied by the file its nets were read from: the candidate's in its own turn only.
+    assert committed.startswith("committed: ") and "faces_quick " in committed and "student" not in committed
+    assert student.startswith("candidate: ") and "student " in student and "faces_quick" not in student
+    assert ratio.startswith("candidate / committed: ") and "median of the 5 frames' ratios" in ratio
+    assert before == recognise.QUICK_WEIGHTS
+    with pytest.raises(SystemExit, match="give at least one candidate net"):
+        tuning.speed_ratio({})
+    with pytest.raises(SystemExit, match="--rounds and --frames-each must be at least 1"):
+        tuning.main(["speed", "--rounds", "0", "--quick", str(candidate)])
+
+
+def test_the_speed_frames_are_tuning_trays_of_the_benchmarks_numbers_of_dice() -> None:
+    from vision.bench import BENCH_SEED_START, SPEED_DICE
+
+    frames, thrown = tuning.speed_frames(each=2)
+    assert thrown == [n for n in SPEED_DICE for _ in range(2)]
+    assert all(frame.shape == (480, 640, 3) for frame in frames)
+    assert tuning.SPEED_SEED_START >= 2 * BENCH_SEED_START       # above the benchmark's seeds, as tuning trays are
+
+
 def test_a_candidate_cross_check_net_is_the_one_the_shared_classifier_reads_with(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The cross-check net reads dice read as an X and, inside the shared classifier, marbled-looking dice: a candidate

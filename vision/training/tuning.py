@@ -27,6 +27,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
                           # trays whose whole readings differ, confidences and boxes too)
     .venv/bin/python -m vision.training.tuning show stacked 3920214 --first 3920000 --out /tmp/tray.png
                                           # one tray: drawn (labels green, dice read red/orange), said die by die
+    .venv/bin/python -m vision.training.tuning speed --quick /tmp/student.onnx    # a candidate net's time, as a
+                          # ratio to the committed nets' on the same frames, read in turns in one process
 """
 
 from __future__ import annotations
@@ -42,7 +44,15 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.bench import BENCH_SEED_START, BLACK_ON_FELT, faces_are, match_reading, run_die_size
+from vision.bench import (
+    BENCH_SEED_START,
+    BLACK_ON_FELT,
+    SPEED_DICE,
+    SPEED_FRAMES_EACH,
+    faces_are,
+    match_reading,
+    run_die_size,
+)
 from vision.models import D6, EXCAPE, DieModel
 
 TUNING_SEED_START = 2_000_000        # virtual tuning trays: above every seed the benchmark reads
@@ -364,6 +374,77 @@ def use_nets(**paths: Path | None) -> None:
             getattr(module, loader).cache_clear()
 
 
+# `speed`'s frames: as the benchmark's speed frames (SPEED_FRAMES_EACH 640x480 d6 trays of each of SPEED_DICE dice),
+# from tuning seeds, not the benchmark's own.
+SPEED_SEED_START = 8_720_000
+
+
+def speed_frames(each: int = SPEED_FRAMES_EACH) -> tuple[list[np.ndarray], list[int]]:
+    """`speed`'s frames, and the dice thrown in each."""
+    from vision.virtual_tray import render_tray
+
+    thrown = [n for n in SPEED_DICE for _ in range(each)]
+    frames = [render_tray(SPEED_SEED_START + k + 10 * j, D6, size=(640, 480), n_dice=n).image
+              for k, n in enumerate(SPEED_DICE) for j in range(each)]
+    return frames, thrown
+
+
+def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_FRAMES_EACH,
+                counted: bool = False) -> list[str]:
+    """The speed frames read with the committed nets and with `candidates` (NET_OPTIONS -> weights file) in their
+    place, in turns, `rounds` times over in one process (a busy machine slows both alike), each frame read twice a
+    round: for each, the median over frames of each frame's fastest read, each net's CPU ms and inputs a frame, then
+    the candidates' time as a ratio to the committed nets' (the median of the frames' ratios, and of the medians), on
+    one core as the benchmark reads.
+    counted: read as the table reads a throw, the dice thrown known. A candidate runs whole, on the engine OpenCV
+    picks (vision.nets splits committed nets only): with DICE_COMPANION_NETS=whole the committed ones do too."""
+    import importlib
+    import time
+
+    import cv2
+
+    from vision.nets import tallied
+    from vision.read import read_tray
+
+    if not candidates:
+        raise SystemExit("speed: give at least one candidate net (e.g. --quick FILE) to compare with the committed")
+    cv2.setNumThreads(1)        # one core, as the benchmark times the reader
+    frames, thrown = speed_frames(each)
+    committed = {option: getattr(importlib.import_module(NET_OPTIONS[option][0]), NET_OPTIONS[option][1])
+                 for option in candidates}
+    variants = {"committed": committed, "candidate": candidates}
+    fastest = {name: np.full(len(frames), np.inf) for name in variants}
+    spent: dict[str, dict[str, list[float]]] = {name: {} for name in variants}
+    try:
+        for _ in range(rounds):
+            for name, paths in variants.items():
+                use_nets(**paths)
+                read_tray(frames[0], D6)        # the nets loaded (and checked) before the clock runs
+                with tallied() as nets:
+                    for k, frame in enumerate(frames):
+                        for _ in range(2):
+                            start = time.process_time()
+                            read_tray(frame, D6, expect=thrown[k] if counted else None)
+                            fastest[name][k] = min(fastest[name][k], time.process_time() - start)
+                for net, tally in nets.items():
+                    total = spent[name].setdefault(net, [0.0, 0.0])
+                    total[0] += tally.seconds
+                    total[1] += tally.inputs
+    finally:
+        use_nets(**committed)
+    reads = rounds * 2 * len(frames)
+    lines = []
+    for name in variants:
+        nets_said = ", ".join(f"{net} {1000 * seconds / reads:.2f} ({inputs / reads:.2f})"
+                              for net, (seconds, inputs) in sorted(spent[name].items()))
+        lines.append(f"{name}: {1000 * np.median(fastest[name]):.2f} ms a frame (median of each frame's fastest "
+                     f"read; mean {1000 * fastest[name].mean():.2f}); CPU ms a frame by net (inputs): {nets_said}")
+    ratios = fastest["candidate"] / fastest["committed"]
+    lines.append(f"candidate / committed: {np.median(ratios):.3f} (median of the {len(frames)} frames' ratios), "
+                 f"{np.median(fastest['candidate']) / np.median(fastest['committed']):.3f} (ratio of the medians)")
+    return lines
+
+
 def read_battery(folder: Path, only: list[str] | None = None) -> None:
     """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary."""
     unknown = sorted(set(only or ()) - set(BATTERY))
@@ -415,7 +496,14 @@ def main(argv: list[str]) -> int:
     battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
     battery.add_argument("folder", type=Path)
     battery.add_argument("--only", help="these of the battery's sets, comma-separated")
-    for command in (read, battery):
+    speed = commands.add_parser("speed", help="a candidate net's time as a ratio to the committed nets' on the same "
+                                "frames, read in turns in one process")
+    speed.add_argument("--rounds", type=int, default=3, help="turns of each (default 3)")
+    speed.add_argument("--frames-each", type=int, default=SPEED_FRAMES_EACH,
+                       help=f"frames of each number of dice ({', '.join(map(str, SPEED_DICE))}; "
+                            f"default {SPEED_FRAMES_EACH})")
+    speed.add_argument("--counted", action="store_true", help="read as the table reads a throw, the dice known")
+    for command in (read, battery, speed):
         for option in NET_OPTIONS:
             command.add_argument(f"--{option.replace('_', '-')}", type=Path, dest=option,
                                  help=f"read with this {option.replace('_', ' ')} net instead of the committed one")
@@ -433,6 +521,14 @@ def main(argv: list[str]) -> int:
     both.add_argument("old", type=Path)
     both.add_argument("new", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "speed":
+        if args.rounds < 1 or args.frames_each < 1:
+            raise SystemExit(f"--rounds and --frames-each must be at least 1, got {args.rounds} and "
+                             f"{args.frames_each}")
+        candidates = {option: getattr(args, option) for option in NET_OPTIONS if getattr(args, option) is not None}
+        for line in speed_ratio(candidates, args.rounds, args.frames_each, args.counted):
+            print(line)
+        return 0
     if args.command in ("read", "battery"):
         use_nets(**{option: getattr(args, option) for option in NET_OPTIONS})
     if args.command == "read":

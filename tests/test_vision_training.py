@@ -99,8 +99,38 @@ def test_the_harvest_refuses_the_benchmark_seeds_and_a_harvest_of_nothing(tmp_pa
         face_inputs.main(["harvest", str(tmp_path / "h.npz"), "--trays", "5", "--first-seed", str(BENCH_SEED_START)])
     with pytest.raises(SystemExit):
         face_inputs.main(["harvest", str(tmp_path / "h.npz")])
-    assert "nothing to read: give --photos, --trays N or both" in capsys.readouterr().err
+    assert "nothing to read: give --photos, --trays N, --felt-throws N or several" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="must stay below seed"):     # the felt throws' seeds follow the trays'
+        face_inputs.main(["harvest", str(tmp_path / "h.npz"), "--trays", "2", "--felt-throws", "1",
+                          "--first-seed", str(BENCH_SEED_START - 2)])
     assert not (tmp_path / "h.npz").exists()
+
+
+def test_felt_throws_are_two_d6_on_felt_read_with_their_count_black_by_a_draw_from_their_seed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import read, virtual_tray
+    from vision.training import face_inputs
+
+    looks, expected = [], []
+    rendering, reading = virtual_tray.render_tray, read.read_tray
+
+    def render(seed: int, model: object, **options: object) -> object:
+        looks.append((seed, options))
+        return rendering(seed, model, **options)
+
+    def read_counted(image: np.ndarray, model: object, **options: object) -> object:
+        expected.append(options.get("expect"))
+        return reading(image, model, **options)
+
+    monkeypatch.setattr(virtual_tray, "render_tray", render)
+    monkeypatch.setattr(read, "read_tray", read_counted)
+    with face_inputs.kept_inputs() as kept:
+        face_inputs.read_felt_throws(811_010, 6)
+    assert [seed for seed, _ in looks] == list(range(811_010, 811_016)) and expected == [2] * 6
+    assert all(options["n_dice"] == 2 and options["tray"] == "felt" for _, options in looks)
+    black = [options.get("die_colour") == "black" for _, options in looks]
+    assert black == [np.random.default_rng(seed).random() < face_inputs.FELT_BLACK for seed, _ in looks]
+    assert any(black) and not all(black) and len(np.concatenate(kept["faces_quick"])) >= 12
 
 
 def test_a_crops_eight_views_are_its_quarter_turns_then_the_same_mirrored() -> None:

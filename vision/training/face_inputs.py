@@ -11,10 +11,13 @@ Sources, never the benchmark's: the train split's photos outside the validation 
 tuning battery's held-out photos stay unseen), read at their size with their count and without, at 0.8, 1.25 and
 1.6 times it, and once brighter with their count; virtual trays from training seeds (below the benchmark's,
 checked), a mix of d6 and Excape, plain, marbled, black on felt and touching looks, a hazard on some, at 640x480 and
-1280x960, read with and without their count.
+1280x960, read with and without their count; and, asked for, throws of two d6 on dark felt read with their count
+(FELT_BLACK of them black dice, as at a Mex table): where the locator boxes one pip of a dark 2 alone and the 1s'
+doubts look around it (vision.face_checks.doubted_ones), the crops a student got wrong in sessions 50 and 51.
 
     .venv/bin/python -m vision.training.face_inputs harvest /tmp/h_photos.npz --photos
     .venv/bin/python -m vision.training.face_inputs harvest /tmp/h_trays.npz --trays 3000 --first-seed 811000
+    .venv/bin/python -m vision.training.face_inputs harvest /tmp/h_felt.npz --felt-throws 2000 --first-seed 817000
     .venv/bin/python -m vision.training.face_inputs teach vision/weights/faces_quick.onnx /tmp/quick.npz \\
         /tmp/h_photos.npz /tmp/h_trays.npz
 """
@@ -38,6 +41,7 @@ FACE_NETS = ("faces_quick", "faces", "faces_cross")
 PHOTO_SCALES = (0.8, 1.25, 1.6)     # the photos read again at these sizes: cameras nearer and farther
 VIEWS = 8                           # a crop's quarter turns, then the same mirrored
 TEACH_BATCH = 32                    # crops a pass, of the order of the reader's own batches
+FELT_BLACK = 0.7                    # of the felt throws, the share of black dice (the others the renderer's colours)
 
 
 @contextmanager
@@ -103,14 +107,32 @@ def read_trays(first: int, trays: int) -> None:
         read_tray(rendered.image, model, expect=dice if counted else None)
 
 
-def harvest(out: Path, photos: bool, first: int | None, trays: int) -> dict[str, int]:
+def read_felt_throws(first: int, throws: int) -> None:
+    """Render and read `throws` throws of two d6 on dark felt from seed `first`, each read with its count, its dice
+    black by a draw from its seed (FELT_BLACK)."""
+    from vision.bench import BLACK_ON_FELT
+    from vision.read import read_tray
+    from vision.training.render_crops import check_training_seeds
+    from vision.virtual_tray import render_tray
+
+    check_training_seeds(first, throws)
+    for seed in range(first, first + throws):
+        black = np.random.default_rng(seed).random() < FELT_BLACK
+        rendered = render_tray(seed, D6, n_dice=2, **(BLACK_ON_FELT if black else {"tray": "felt"}))
+        read_tray(rendered.image, D6, expect=2)
+
+
+def harvest(out: Path, photos: bool, first: int | None, trays: int, felt_throws: int = 0) -> dict[str, int]:
     """Read the sources asked for, keeping every face net's inputs; save them to `out` (one uint8 array of crops a
-    net) and return how many each net was given."""
+    net) and return how many each net was given. The felt throws' seeds follow the trays'."""
+    start = first if first is not None else 0
     with kept_inputs() as kept:
         if photos:
             read_photos()
         if trays:
-            read_trays(first if first is not None else 0, trays)
+            read_trays(start, trays)
+        if felt_throws:
+            read_felt_throws(start + trays, felt_throws)
     arrays = {name: np.concatenate(batches) if batches else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
               for name, batches in kept.items()}
     np.savez_compressed(out, **arrays)
@@ -143,6 +165,8 @@ def main(argv: list[str]) -> int:
     gather.add_argument("out", type=Path)
     gather.add_argument("--photos", action="store_true", help="the train split's photos outside the validation split")
     gather.add_argument("--trays", type=int, default=0, help="virtual trays (training seeds)")
+    gather.add_argument("--felt-throws", type=int, default=0,
+                        help="throws of two d6 on dark felt, read with their count (seeds after the trays')")
     gather.add_argument("--first-seed", type=int, help="the first tray's seed (default 0)")
     answers = commands.add_parser("teach", help="a committed net's logits on harvested crops, in every view")
     answers.add_argument("weights", type=Path, help="the net's ONNX file (vision/weights/faces_quick.onnx, ...)")
@@ -151,11 +175,11 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     if args.command == "harvest":
-        if args.trays < 0:
-            parser.error(f"--trays must be 0 or more, got {args.trays}")
-        if not (args.photos or args.trays):
-            parser.error("nothing to read: give --photos, --trays N or both")
-        print(args.out, harvest(args.out, args.photos, args.first_seed, args.trays))
+        if args.trays < 0 or args.felt_throws < 0:
+            parser.error(f"--trays and --felt-throws must be 0 or more, got {args.trays} and {args.felt_throws}")
+        if not (args.photos or args.trays or args.felt_throws):
+            parser.error("nothing to read: give --photos, --trays N, --felt-throws N or several")
+        print(args.out, harvest(args.out, args.photos, args.first_seed, args.trays, args.felt_throws))
         return 0
     if not args.weights.is_file():
         parser.error(f"no such weights file: {args.weights}")

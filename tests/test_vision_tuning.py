@@ -169,12 +169,19 @@ def test_a_candidate_nets_time_is_a_ratio_to_the_committed_ones_and_the_committe
         tmp_path: Path) -> None:
     import shutil
 
+    import cv2
+
     from vision import recognise
 
     candidate = tmp_path / "student.onnx"
     shutil.copy(recognise.QUICK_WEIGHTS, candidate)
-    before = recognise.QUICK_WEIGHTS
-    committed, student, ratio = tuning.speed_ratio({"quick": candidate}, rounds=1, each=1)
+    before, threads = recognise.QUICK_WEIGHTS, cv2.getNumThreads()
+    cv2.setNumThreads(2)            # not the one thread it reads on, so that leaving it set would show
+    try:
+        committed, student, ratio = tuning.speed_ratio({"quick": candidate}, rounds=1, each=1)
+        assert cv2.getNumThreads() == 2
+    finally:
+        cv2.setNumThreads(threads)
     # Each variant's passes are tallied by the file its nets were read from: the candidate's in its own turn only.
     assert committed.startswith("committed: ") and "faces_quick " in committed and "student" not in committed
     assert student.startswith("candidate: ") and "student " in student and "faces_quick" not in student

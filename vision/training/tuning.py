@@ -407,7 +407,9 @@ def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_
     from vision.read import read_tray
 
     if not candidates:
-        raise SystemExit("speed: give at least one candidate net (e.g. --quick FILE) to compare with the committed")
+        raise SystemExit("speed: give at least one candidate net (e.g. --quick FILE) to compare with the committed "
+                         "nets")
+    threads = cv2.getNumThreads()
     cv2.setNumThreads(1)        # one core, as the benchmark times the reader
     frames, thrown = speed_frames(each)
     committed = {option: getattr(importlib.import_module(NET_OPTIONS[option][0]), NET_OPTIONS[option][1])
@@ -432,6 +434,7 @@ def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_
                     total[1] += tally.inputs
     finally:
         use_nets(**committed)
+        cv2.setNumThreads(threads)
     reads = rounds * 2 * len(frames)
     lines = []
     for name in variants:

@@ -141,6 +141,21 @@ def test_a_battery_read_twice_compares_equal_set_by_set(tmp_path: Path, monkeypa
         tuning.main(["compare", str(old), str(old / "cut.pkl")])
 
 
+def test_a_shifted_battery_reads_its_virtual_sets_from_seeds_that_far_on_and_its_photos_as_they_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[tuple[str, dict]] = []
+    monkeypatch.setattr(tuning, "BATTERY", {"cut": ("cut", {"trays": 2}),
+                                            "d6-throws": ("d6", {"first": 3_220_000, "trays": 2, "dice": 2}),
+                                            "held-out-photos": ("held-out-photos", {})})
+    monkeypatch.setattr(tuning, "read_set", lambda which, **options: read.append((which, options)) or
+                        tuning.SetRecord(which))
+    tuning.read_battery(tmp_path, shift=10_000_000)
+    assert read == [("cut", {"trays": 2, "first": tuning.HAZARD_SEED_START + 2_000 + 10_000_000}),
+                    ("d6", {"first": 13_220_000, "trays": 2, "dice": 2}), ("held-out-photos", {})]
+    with pytest.raises(SystemExit, match="--shift must be 0 or more, got -1"):
+        tuning.read_battery(tmp_path, shift=-1)
+
+
 def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil

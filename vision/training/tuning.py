@@ -22,6 +22,8 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
     .venv/bin/python -m vision.training.tuning read d6 --first 2000250 --trays 1000 --save /tmp/after.pkl
     .venv/bin/python -m vision.training.tuning compare /tmp/before.pkl /tmp/after.pkl
     .venv/bin/python -m vision.training.tuning battery /tmp/before [--only d6,excape]   # every set a rule is judged on
+    .venv/bin/python -m vision.training.tuning battery /tmp/fresh --shift 10000000 --quick /tmp/student.onnx
+                          # the same kinds from seeds no rule was chosen on: a new net is judged there too
     .venv/bin/python -m vision.training.tuning compare /tmp/before /tmp/after           # two battery folders
                           # (a change meant to read every frame the same: compare's last line, if any, counts the
                           # trays whose whole readings differ, confidences and boxes too)
@@ -448,14 +450,24 @@ def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_
     return lines
 
 
-def read_battery(folder: Path, only: list[str] | None = None) -> None:
-    """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary."""
+def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0) -> None:
+    """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary.
+
+    shift: every virtual set's first seed that much further on, the same kinds of trays from seeds no rule was chosen
+    on (the photo sets are read as they are). The battery's own ranges are where the reader's bars were set on the
+    committed nets' answers: a net whose answers sit a few hundredths otherwise crosses those bars there first, so a
+    new net is judged on shifted ranges too (session 51: a student let one of the battery's felt throws through wrong,
+    and read 2,000 fresh felt throws as the committed nets do)."""
     unknown = sorted(set(only or ()) - set(BATTERY))
     if unknown:
         raise SystemExit(f"not in the battery: {', '.join(unknown)}; it holds: {', '.join(BATTERY)}")
+    if shift < 0:
+        raise SystemExit(f"--shift must be 0 or more, got {shift}")
     folder.mkdir(parents=True, exist_ok=True)
     for name in only or BATTERY:
         which, options = BATTERY[name]
+        if shift and which not in PHOTO_SETS:
+            options = {**options, "first": (options.get("first") or _default_start(which)) + shift}
         record = read_set(which, **options)
         (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
         print(f"{name}: {summary(record)}", flush=True)
@@ -499,6 +511,8 @@ def main(argv: list[str]) -> int:
     battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
     battery.add_argument("folder", type=Path)
     battery.add_argument("--only", help="these of the battery's sets, comma-separated")
+    battery.add_argument("--shift", type=int, default=0, help="every virtual set's first seed this much further on: "
+                         "the same kinds of trays, from seeds no rule was chosen on (e.g. 10000000)")
     speed = commands.add_parser("speed", help="a candidate net's time as a ratio to the committed nets' on the same "
                                 "frames, read in turns in one process")
     speed.add_argument("--rounds", type=int, default=3, help="turns of each (default 3)")
@@ -547,7 +561,7 @@ def main(argv: list[str]) -> int:
             print(line)
         return 0
     if args.command == "battery":
-        read_battery(args.folder, args.only.split(",") if args.only else None)
+        read_battery(args.folder, args.only.split(",") if args.only else None, args.shift)
         return 0
     if args.old.is_dir() or args.new.is_dir():
         if not (args.old.is_dir() and args.new.is_dir()):

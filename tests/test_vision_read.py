@@ -794,6 +794,22 @@ def test_a_part_of_a_die_boxed_small_and_read_as_a_face_is_doubted_by_the_die_se
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)
 
 
+def test_a_part_of_the_bigger_die_read_unsurely_is_doubted_by_the_bigger_die_seen_around_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A felt throw of the tuning battery shifted to fresh seeds (13,200,299): a black 4, the bigger die of the two,
+    # boxed around two of its pips and read as a 2 at 0.83, not boxed small against the other die; the 4 seen around
+    # it, 1.4 times its box, read at 0.870, under the bar for a die of its own size (PART_AROUND_OTHER_FACE), over the
+    # one for a bigger die (LONE_PIP_AROUND, LONE_PIP_OTHER_FACE): the 2 is unsure, the die boxed again and read as a
+    # 4. With no part read under PART_CERTAIN doubted, the throw was accepted with a 2.
+    rendered = render_tray(13_200_299, D6, n_dice=2, **BLACK_ON_FELT)
+    assert sorted(d.label for d in rendered.dice) == ["4", "5"]
+    reading = read_tray(rendered.image, D6, expect=2)
+    assert reading.status == "ok" and sorted(d.face for d in reading.dice) == ["4", "5"]
+    monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
+    unchecked = read_tray(rendered.image, D6, expect=2)
+    assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["2", "5"]
+
+
 def test_a_smeared_die_read_as_a_cross_below_its_own_bar_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
     # Hazard tuning tray 3,003,671: a white Excape 2 smeared by motion, its two pips two streaks, read as an X at
     # p 0.78 and not called blurred (its edges just two-sided enough). An X is sure only from CROSS_SURE.

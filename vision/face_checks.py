@@ -188,8 +188,7 @@ PART_BOXED = 0.95
 # seeds (session 51), a felt throw (13,200,299) was accepted with a black 4, the bigger die of the two, boxed around two
 # of its pips and read as a 2 at 0.83; not boxed small against the other die, and the 4 seen around it, 1.4 times its
 # box, at 0.870. With this bar it is boxed again and read as a 4; every set of the battery reads as before, die for die
-# and bit for bit, and so do the shifted d6 trays, d6 throws and touching throws (the rest: vision/training/README.md,
-# session 51).
+# and bit for bit, and so does every set of the shifted battery but that throw (vision/training/README.md, session 51).
 PART_CERTAIN = 0.9
 PART_AROUND = 0.9
 PART_AROUND_OTHER_FACE = 0.9

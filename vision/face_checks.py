@@ -417,8 +417,8 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
         if (usual := usual_side(located, k)) is not None and located[k].side < PART_BOXED * usual:
             bars[k] = ((LONE_PIP_AROUND, LONE_PIP_OTHER_FACE),)
         if guess.confidence < PART_CERTAIN:
-            around = ((PART_AROUND, PART_AROUND_OTHER_FACE), (LONE_PIP_AROUND, LONE_PIP_OTHER_FACE))
-            bars[k] = tuple(dict.fromkeys((*bars.get(k, ()), *around)))
+            # The bar for a part boxed small is among these: a die read so unsurely is judged by both, whatever its box.
+            bars[k] = ((PART_AROUND, PART_AROUND_OTHER_FACE), (LONE_PIP_AROUND, LONE_PIP_OTHER_FACE))
     return made_unsure(final, _seen_as_another_face_around(work, located, final, bars, model, net))
 
 

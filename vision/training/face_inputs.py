@@ -80,6 +80,7 @@ def read_photos() -> None:
 def read_trays(first: int, trays: int) -> None:
     """Render and read `trays` virtual trays from seed `first`, each's model, look, hazard, size, dice and whether it
     is read with its count drawn from its seed."""
+    from vision.bench import BLACK_ON_FELT
     from vision.read import read_tray
     from vision.training.render_crops import check_training_seeds
     from vision.training.tuning import HAZARDS
@@ -94,7 +95,7 @@ def read_trays(first: int, trays: int) -> None:
         if kind < 0.12:
             look["die_colour"] = "marbled"
         elif kind < 0.22:
-            look.update(die_colour="black", tray="felt")
+            look.update(BLACK_ON_FELT)
         elif kind < 0.28:
             look["touching"] = True
         hazards = frozenset()

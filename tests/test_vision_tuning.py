@@ -61,6 +61,28 @@ def test_a_throw_accepted_with_a_die_read_twice_and_another_missed_counts_as_rea
         "tray 4104059: accepted with faces not the dice's False -> True NEW WRONG"]
 
 
+def test_the_dice_read_sure_and_wrong_are_listed_with_whether_their_tray_was_accepted(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    die, missed = tuning.DieRecord("4", False, "4", True, None), tuning.DieRecord("4", False, None, None, None)
+    record = tuning.SetRecord("d6", dice={("1", 0): replace(die, face="2"), ("1", 1): die, ("2", 0): die,
+                                          ("3", 0): replace(die, face="5"), ("4", 0): missed},
+                              accepted={"1": True, "2": True, "3": False, "4": True}, faces_wrong={"1", "4"})
+    assert tuning.wrong_dice(record) == [
+        "tray 1 die 0 (4): read as a sure 2, the tray ACCEPTED",
+        "tray 3 die 0 (4): read as a sure 5, the tray refused",
+        "tray 4: ACCEPTED with faces not the dice's (a die missed, or read where it matched no label)"]
+    assert tuning.wrong_dice(replace(record, dice={("2", 0): die}, faces_wrong=set())) == []
+    # From the command line, under the summary: felt throw 4,104,059, accepted with its 3 boxed twice, its 2 missed.
+    assert tuning.main(["read", "black-pairs-on-felt", "--first", "4104059", "--trays", "1", "--show-wrong"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("black-pairs-on-felt: 2 dice") and said[1:] == [
+        "  tray 4104059: ACCEPTED with faces not the dice's (a die missed, or read where it matched no label)"]
+    monkeypatch.setattr(tuning, "BATTERY", {"felt": ("black-pairs-on-felt", {"first": 4_104_059, "trays": 1})})
+    assert tuning.main(["battery", str(tmp_path), "--show-wrong"]) == 0
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "  tray 4104059: ACCEPTED with faces not the dice's (a die missed, or read where it matched no label)"]
+
+
 def test_the_benchmarks_seeds_are_refused() -> None:
     for first, trays in ((1_000_000, 1), (999_990, 20), (1_999_999, 5)):
         with pytest.raises(SystemExit, match="benchmark's seeds"):

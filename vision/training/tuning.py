@@ -311,6 +311,19 @@ def _faces_wrong(record: SetRecord) -> set[str]:
     return getattr(record, "faces_wrong", set())
 
 
+def wrong_dice(record: SetRecord) -> list[str]:
+    """A line for each die read sure and wrong, saying whether its tray was accepted (a throw the game would count
+    as another: ACCEPTED), then one for each tray accepted with faces not the dice's where no die's record is wrong
+    (a die missed, or read where it matched no label): the trays to look at first (`show`)."""
+    lines = [f"tray {tray} die {j} ({die.label}): read as a sure {die.face}, the tray "
+             f"{'ACCEPTED' if record.accepted[tray] else 'refused'}"
+             for (tray, j), die in record.dice.items() if die.wrong]
+    read_wrong = {tray for (tray, _), die in record.dice.items() if die.wrong}
+    lines += [f"tray {tray}: ACCEPTED with faces not the dice's (a die missed, or read where it matched no label)"
+              for tray in sorted(_faces_wrong(record) - read_wrong)]
+    return lines
+
+
 def compare(old: SetRecord, new: SetRecord) -> list[str]:
     """Every die read otherwise (face or sure), and every tray accepted otherwise, old -> new; NEW WRONG marks a die
     read sure and wrong now that was not before, HAZARD a die with the set's hazard; then how many trays' whole
@@ -450,8 +463,9 @@ def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_
     return lines
 
 
-def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0) -> None:
-    """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary.
+def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0, show_wrong: bool = False) -> None:
+    """Read the BATTERY's sets (or `only` those), each saved to FOLDER/NAME.pkl, printing each one's summary (and,
+    with `show_wrong`, its wrong_dice under it).
 
     shift: every virtual set's first seed that much further on, the same kinds of trays from seeds no rule was chosen
     on (the photo sets are read as they are). The battery's own ranges are where the reader's bars were set on the
@@ -471,6 +485,8 @@ def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0) ->
         record = read_set(which, **options)
         (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
         print(f"{name}: {summary(record)}", flush=True)
+        for line in wrong_dice(record) if show_wrong else []:
+            print(f"  {line}", flush=True)
 
 
 def compare_folders(old: Path, new: Path) -> list[str]:
@@ -508,11 +524,15 @@ def main(argv: list[str]) -> int:
     read.add_argument("--runs", type=int, default=0, help="throws in runs of this many of one set of dice, each read "
                       "with the side the run's throws before showed, as the table reads them (a throw set, or --dice)")
     read.add_argument("--save", type=Path, help="where to keep the record, for compare")
+    read.add_argument("--show-wrong", action="store_true", help="after the summary, each die read sure and wrong and "
+                      "whether its tray was accepted, and each tray accepted with faces not the dice's")
     battery = commands.add_parser("battery", help="read the sets a rule is judged on (BATTERY) into a folder")
     battery.add_argument("folder", type=Path)
     battery.add_argument("--only", help="these of the battery's sets, comma-separated")
     battery.add_argument("--shift", type=int, default=0, help="every virtual set's first seed this much further on: "
                          "the same kinds of trays, from seeds no rule was chosen on (e.g. 10000000)")
+    battery.add_argument("--show-wrong", action="store_true", help="under each set's summary, each die read sure and "
+                         "wrong and whether its tray was accepted, and each tray accepted with faces not the dice's")
     speed = commands.add_parser("speed", help="a candidate net's time as a ratio to the committed nets' on the same "
                                 "frames, read in turns in one process")
     speed.add_argument("--rounds", type=int, default=3, help="turns of each (default 3)")
@@ -553,6 +573,8 @@ def main(argv: list[str]) -> int:
             raise SystemExit(f"--trays must be at least 1, got {args.trays}")
         record = read_set(args.set, args.trays, args.first, args.look, args.dice, args.runs)
         print(summary(record))
+        for line in wrong_dice(record) if args.show_wrong else []:
+            print(f"  {line}")
         if args.save:
             args.save.write_bytes(pickle.dumps(record))
         return 0
@@ -561,7 +583,7 @@ def main(argv: list[str]) -> int:
             print(line)
         return 0
     if args.command == "battery":
-        read_battery(args.folder, args.only.split(",") if args.only else None, args.shift)
+        read_battery(args.folder, args.only.split(",") if args.only else None, args.shift, args.show_wrong)
         return 0
     if args.old.is_dir() or args.new.is_dir():
         if not (args.old.is_dir() and args.new.is_dir()):

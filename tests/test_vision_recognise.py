@@ -112,6 +112,26 @@ def test_cascade_passes_close_faces_to_the_full_net_however_certain() -> None:
     assert np.argmax(logits, axis=1).tolist() == [5, 0]
 
 
+def test_cascade_passes_crops_that_look_marbled_read_under_their_bar_to_the_full_net_which_must_agree() -> None:
+    # softmax over 10 classes of a logit h against nine zeros: h = 4.7 -> 0.918, h = 7 -> 0.992. Crop 0 is plain, the
+    # others look marbled (their middles a patchwork of strong colours; each keeps its tag in its corner).
+    crops = _tagged(4)
+    patchwork = np.array([[0, 0, 255], [0, 255, 0], [255, 0, 0], [0, 255, 255]], np.uint8)
+    rows, cols = np.indices((CROP_SIZE - 8, CROP_SIZE - 8))
+    crops[1:, 4:-4, 4:-4] = patchwork[(rows // 3 + cols // 3) % 4]
+    assert looks_marbled(crops).tolist() == [False, True, True, True]
+    quick = _Fixed(_peaked([3, 3, 3, 3], [4.7, 4.7, 4.7, 7.0]))
+    full = _Fixed(_peaked([5, 3, 1, 5], [9.0, 9.0, 9.0, 9.0]))
+    logits = FaceCascade(quick, full, certain=0.9, marbled_certain=0.95).run(crops)
+    # The plain crop and the marbled one read at 0.992 are the quick net's alone; of the two read at 0.918, the quick
+    # read stands where the full net's best class is the same, the full net's where it is not.
+    assert full.seen == [1, 2]
+    assert np.argmax(logits, axis=1).tolist() == [3, 3, 1, 3]
+    full.seen.clear()
+    FaceCascade(quick, full, certain=0.9, marbled_certain=0.9).run(crops)
+    assert full.seen == []
+
+
 def test_cascade_refuses_unknown_classes_for_the_full_net() -> None:
     with pytest.raises(ValueError, match="pips:9"):
         FaceCascade(_Fixed(_peaked([0], [1.0])), _Fixed(_peaked([0], [1.0])), full_reads=frozenset({"pips:9"}))

@@ -189,11 +189,14 @@ PART_BOXED = 0.95
 # of its pips and read as a 2 at 0.83; not boxed small against the other die, and the 4 seen around it, 1.4 times its
 # box, at 0.870. With this bar it is boxed again and read as a 4; every set of the battery reads as before, die for die
 # and bit for bit, and so does every set of the shifted battery but that throw (vision/training/README.md, session 51).
-# PART_CERTAIN was 0.9 until session 52: 2,000 fresh felt throws (8,750,000+) had two accepted with a black 4, boxed
-# off its middle, read as a 2 at 0.912 and 0.925 (the 4 seen around them at 1.08 and 1.43 times their side, read at
-# 0.93 and 0.91). At 0.95 the battery reads bit for bit as at 0.9 (none of its true 2s, 3s and 4s read at 0.9-0.95 is
-# doubted), the shifted battery one felt 4 more right; no window more on the bench's speed frames (a die read at 0.9
-# or more that the locator saw surely is seen whole, _seen_whole). Judged on fresh ranges: vision/training/README.md.
+# PART_CERTAIN was 0.9 until session 52: 2,000 fresh felt throws (8,750,000+) had three accepted with faces not thrown,
+# two with a black 4 boxed off its middle read as a 2 at 0.912 and 0.925 (the 4 seen around them at 1.08 and 1.43
+# times their side, read as another face at 0.93 and 0.91), one with half a black 6 read as a 3 at 0.940. At 0.95 the
+# battery reads bit for bit as at 0.9 (none of its true 2s, 3s and 4s read at 0.9-0.95 is doubted), the shifted
+# battery one felt 4 more right. It costs the bench's speed frames 0.6 second-locator windows and 0.8 quick-net crops
+# a frame, ~5% of one (a die read at 0.9 or more is looked around when the locator saw it faintly or boxed it small,
+# _seen_whole, as many are in a frame of 20 dice); the 2s alone at 0.95 cost a third of that and let the 3 through.
+# Judged on fresh ranges: vision/training/README.md, session 52.
 PART_CERTAIN = 0.95
 PART_AROUND = 0.9
 PART_AROUND_OTHER_FACE = 0.9
@@ -410,8 +413,8 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
     1s are doubted_ones's) and boxed under PART_BOXED of the dice's usual side (usual_side) made unsure when the
     second locator sees a bigger die around it that the classifier reads as another face (seen_around,
-    LONE_PIP_OTHER_FACE), and read under PART_CERTAIN made unsure when it sees a die of about its size or more around
-    it read as another face surely (PART_AROUND, PART_AROUND_OTHER_FACE), or a bigger die read so at
+    LONE_PIP_OTHER_FACE), and read under PART_CERTAIN made unsure when it sees a die of about its size or more
+    around it read as another face surely (PART_AROUND, PART_AROUND_OTHER_FACE), or a bigger die read so at
     LONE_PIP_OTHER_FACE: a part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""

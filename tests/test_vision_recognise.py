@@ -162,8 +162,10 @@ def test_ensemble_needs_a_net() -> None:
 
 @pytest.mark.parametrize("certain", [0.0, -0.5, 1.5])
 def test_cascade_refuses_a_threshold_outside_probabilities(certain: float) -> None:
-    with pytest.raises(ValueError, match="within"):
+    with pytest.raises(ValueError, match=r"certainty threshold must be within \(0, 1\]"):
         FaceCascade(_Fixed(_peaked([0], [1.0])), _Fixed(_peaked([0], [1.0])), certain=certain)
+    with pytest.raises(ValueError, match="threshold for marbled dice must be within"):
+        FaceCascade(_Fixed(_peaked([0], [1.0])), _Fixed(_peaked([0], [1.0])), marbled_certain=certain)
 
 
 def test_no_net_is_loaded_at_import() -> None:

@@ -413,8 +413,8 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
     """The final guesses, with each die read as a sure face that a part of a bigger face can show (PART_FACES; the
     1s are doubted_ones's) and boxed under PART_BOXED of the dice's usual side (usual_side) made unsure when the
     second locator sees a bigger die around it that the classifier reads as another face (seen_around,
-    LONE_PIP_OTHER_FACE), and read under PART_CERTAIN made unsure when it sees a die of about its size or more
-    around it read as another face surely (PART_AROUND, PART_AROUND_OTHER_FACE), or a bigger die read so at
+    LONE_PIP_OTHER_FACE), and read under PART_CERTAIN made unsure when it sees a die of about its size or more around
+    it read as another face surely (PART_AROUND, PART_AROUND_OTHER_FACE), or a bigger die read so at
     LONE_PIP_OTHER_FACE: a part of a die read as a whole one.
 
     located: the dice of `final`, in order, then any other dice of the frame to compare them with."""

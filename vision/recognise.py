@@ -244,8 +244,9 @@ class FaceCascade:
     def __init__(self, quick: FaceClassifier, full: FaceClassifier, certain: float = QUICK_CERTAIN,
                  full_reads: frozenset[str] = QUICK_NEVER_ALONE, agreed_reads: frozenset[str] = frozenset(),
                  marbled_certain: float = QUICK_MARBLED_CERTAIN) -> None:
-        if not 0.0 < certain <= 1.0:
-            raise ValueError(f"the quick net's certainty threshold must be within (0, 1], got {certain}")
+        for name, bar in (("certainty threshold", certain), ("certainty threshold for marbled dice", marbled_certain)):
+            if not 0.0 < bar <= 1.0:
+                raise ValueError(f"the quick net's {name} must be within (0, 1], got {bar}")
         self.marbled_certain = marbled_certain
         unknown = sorted((full_reads | agreed_reads) - set(CLASSES))
         if unknown:
@@ -259,7 +260,8 @@ class FaceCascade:
 
     def passed_on(self, logits: np.ndarray) -> np.ndarray:
         """Indices of the crops whose quick logits are not near certain, or name a class the quick net may not
-        decide alone: the full net's share."""
+        decide alone: the full net's share, as the logits alone tell it (run also passes on the crops that look
+        marbled read under `marbled_certain`)."""
         return self._passed_on(softmax(logits))
 
     def _passed_on(self, probabilities: np.ndarray) -> np.ndarray:

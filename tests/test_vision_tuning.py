@@ -203,7 +203,7 @@ def test_a_set_can_be_read_with_a_candidate_net_in_place_of_the_committed_one(
 
 
 def test_a_candidate_nets_time_is_a_ratio_to_the_committed_ones_and_the_committed_net_is_restored(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
     import cv2
@@ -228,6 +228,10 @@ def test_a_candidate_nets_time_is_a_ratio_to_the_committed_ones_and_the_committe
         tuning.speed_ratio({})
     with pytest.raises(SystemExit, match="--rounds and --frames-each must be at least 1"):
         tuning.main(["speed", "--rounds", "0", "--quick", str(candidate)])
+    # A missing candidate is refused before any frame is rendered.
+    monkeypatch.setattr(tuning, "speed_frames", lambda each: pytest.fail("frames rendered for a missing candidate"))
+    with pytest.raises(SystemExit, match=r"--quick: no such weights file: .*nope\.onnx"):
+        tuning.speed_ratio({"quick": candidate.with_name("nope.onnx")})
 
 
 def test_the_speed_frames_are_tuning_trays_of_the_benchmarks_numbers_of_dice() -> None:

@@ -378,15 +378,20 @@ def use_nets(**paths: Path | None) -> None:
     for option, path in paths.items():
         if path is None:
             continue
-        if option not in NET_OPTIONS:
-            raise SystemExit(f"no net {option!r}; expected one of: {', '.join(NET_OPTIONS)}")
-        if not Path(path).is_file():
-            raise SystemExit(f"--{option.replace('_', '-')}: no such weights file: {path}")
+        _check_weights_file(option, path)
         module_name, attribute, loaders = NET_OPTIONS[option]
         module = importlib.import_module(module_name)
         setattr(module, attribute, Path(path).resolve())
         for loader in loaders:
             getattr(module, loader).cache_clear()
+
+
+def _check_weights_file(option: str, path: Path) -> None:
+    """SystemExit, with the reason, unless `option` names a net (NET_OPTIONS) and `path` is a file."""
+    if option not in NET_OPTIONS:
+        raise SystemExit(f"no net {option!r}; expected one of: {', '.join(NET_OPTIONS)}")
+    if not Path(path).is_file():
+        raise SystemExit(f"--{option.replace('_', '-')}: no such weights file: {path}")
 
 
 # `speed`'s frames: as the benchmark's speed frames (SPEED_FRAMES_EACH 640x480 d6 trays of each of SPEED_DICE dice),
@@ -424,6 +429,8 @@ def speed_ratio(candidates: dict[str, Path], rounds: int = 3, each: int = SPEED_
     if not candidates:
         raise SystemExit("speed: give at least one candidate net (e.g. --quick FILE) to compare with the committed "
                          "nets")
+    for option, path in candidates.items():
+        _check_weights_file(option, path)       # before the frames are rendered, not after
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)        # one core, as the benchmark times the reader
     frames, thrown = speed_frames(each)

@@ -818,9 +818,9 @@ def test_a_part_read_just_over_the_old_bar_is_doubted_by_the_die_seen_around_it(
         unchecked_faces: list[str]) -> None:
     # Fresh felt throws (session 52): in two, a black 4 boxed off its middle around two of its pips, read as a 2 at
     # 0.912 and 0.925; in the third, half a black 6 boxed alone and read as a 3 at 0.940 (the 6 itself not found):
-    # just over the bar of 0.9 PART_CERTAIN was, the die seen around each read as another face at 0.9 or more. Now
-    # the first and third throws are refused (the part unsure), the second boxed again and read right. At 0.9 all
-    # three were accepted with a face not thrown.
+    # just over the bar of 0.9 PART_CERTAIN was, the die seen around each read as another face over one of the
+    # parts' bars. Now the first and third throws are refused (the part unsure), the second boxed again and read
+    # right. At 0.9 all three were accepted with a face not thrown.
     rendered = render_tray(seed, D6, n_dice=2, **BLACK_ON_FELT)
     assert sorted(d.label for d in rendered.dice) == labels
     reading = read_tray(rendered.image, D6, expect=2)

@@ -291,7 +291,7 @@ def summary(record: SetRecord) -> str:
             f"wrong {sum(d.wrong for d in dice)}, sure on no die {record.false_dice}; "
             f"not read right: {dict(why.most_common())}; trays accepted {sum(record.accepted.values())} "
             f"of {len(record.accepted)}, {_accepted_wrong(record)} of them with a die read wrong")
-    hidden = _faces_wrong(record) - {tray for (tray, _), die in record.dice.items() if die.wrong}
+    hidden = _wrong_by_faces_alone(record)
     if hidden:
         line += f" ({len(hidden)} by their faces alone: a die missed, or read where it matched no label)"
     if hazard:
@@ -311,6 +311,12 @@ def _faces_wrong(record: SetRecord) -> set[str]:
     return getattr(record, "faces_wrong", set())
 
 
+def _wrong_by_faces_alone(record: SetRecord) -> set[str]:
+    """The trays accepted with faces not the dice's where no die's record is wrong: a die missed, or read where it
+    matched no label."""
+    return _faces_wrong(record) - {tray for (tray, _), die in record.dice.items() if die.wrong}
+
+
 def wrong_dice(record: SetRecord) -> list[str]:
     """A line for each die read sure and wrong, saying whether its tray was accepted (a throw the game would count
     as another: ACCEPTED), then one for each tray accepted with faces not the dice's where no die's record is wrong
@@ -318,10 +324,8 @@ def wrong_dice(record: SetRecord) -> list[str]:
     lines = [f"tray {tray} die {j} ({die.label}): read as a sure {die.face}, the tray "
              f"{'ACCEPTED' if record.accepted[tray] else 'refused'}"
              for (tray, j), die in record.dice.items() if die.wrong]
-    read_wrong = {tray for (tray, _), die in record.dice.items() if die.wrong}
-    lines += [f"tray {tray}: ACCEPTED with faces not the dice's (a die missed, or read where it matched no label)"
-              for tray in sorted(_faces_wrong(record) - read_wrong)]
-    return lines
+    return lines + [f"tray {tray}: ACCEPTED with faces not the dice's (a die missed, or read where it matched no "
+                    "label)" for tray in sorted(_wrong_by_faces_alone(record))]
 
 
 def compare(old: SetRecord, new: SetRecord) -> list[str]:

@@ -47,6 +47,12 @@ def _without_the_marbled_ensemble(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recognise, "MARBLED_SPREAD", float("inf"))
 
 
+def _without_the_swirls_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No die of pips doubted by the cross-check net (face_checks.SWIRLS_CHECKED): for the counterfactuals of checks
+    made before session 53, some of whose marbled misreads that check now makes unsure too."""
+    monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
+
+
 def _without_the_bar_on_torn_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """No bar on the mean of a die's reads (recognise.SURE_CONFIDENCE): for the counterfactuals of checks made before
     session 35, whose misreads were read just over SURE_PROBABILITY, so that bar now makes them unsure too."""
@@ -1101,11 +1107,19 @@ def test_a_face_the_reads_are_torn_on_is_never_sure(monkeypatch: pytest.MonkeyPa
     assert reading.status == "reroll"
     _without_the_bar_on_torn_reads(monkeypatch)
     if misread.startswith("sure 2"):
-        # Since session 48 the 3 is left unsure by its middle too (face_checks.with_twos_middles_judged), on its own.
+        # Since session 48 the 3 is left unsure by its middle too (face_checks.with_twos_middles_judged), and since
+        # session 53 by the cross-check net, which gives a 2 under SWIRLS_CHECKED there: each on its own.
+        swirls_checked = face_checks.SWIRLS_CHECKED
+        monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
         torn_but_judged = read_tray(rendered.image, model, expect=expect)
         _never_silently_wrong(torn_but_judged, truth, boxes)
         assert torn_but_judged.status == "reroll"
         monkeypatch.setattr(read_dice, "with_twos_middles_judged", lambda work, located, final, model: final)
+        monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", swirls_checked)
+        torn_but_checked = read_tray(rendered.image, model, expect=expect)
+        _never_silently_wrong(torn_but_checked, truth, boxes)
+        assert torn_but_checked.status == "reroll"
+        monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
     torn = read_tray(rendered.image, model, expect=expect)
     with pytest.raises(AssertionError, match=misread):
         _never_silently_wrong(torn, truth, boxes)
@@ -1891,6 +1905,7 @@ def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch
     # A 7 read under SEVEN_SHOWN_BELOW must show its middle pip: that check (session 29) doubts this die on its own.
     monkeypatch.setattr(face_checks, "SEVEN_SHOWN_BELOW", 0.0)
     _without_the_marbled_ensemble(monkeypatch)
+    _without_the_swirls_check(monkeypatch)          # and the cross-check net's (session 53)
     assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
 
 
@@ -1956,6 +1971,7 @@ def _gold_throw_refused_only_by(monkeypatch: pytest.MonkeyPatch, seed: int, face
     _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     monkeypatch.setattr(face_checks, check, 0.0)
     _without_the_marbled_ensemble(monkeypatch)
+    _without_the_swirls_check(monkeypatch)          # it doubts 4,122,154's die on its own
     unchecked = read_tray(rendered.image, EXCAPE, expect=2)
     assert unchecked.status == "ok" and face in unchecked.faces
 
@@ -1973,6 +1989,7 @@ def test_a_marbled_die_is_read_by_the_full_net_and_the_net_that_learned_marbling
     assert reading.status == "ok" and sorted(reading.faces) == truth
     _without_the_marbled_ensemble(monkeypatch)
     _without_the_bar_on_torn_reads(monkeypatch)
+    _without_the_swirls_check(monkeypatch)          # it doubts both misread dice on its own
     alone = read_tray(rendered.image, D6, expect=2)
     assert alone.status == "ok" and sorted(alone.faces) != truth
 
@@ -1984,6 +2001,54 @@ def test_a_die_of_pips_read_as_an_x_is_seen_again_by_the_cross_check(monkeypatch
     # 3 as a cross, at 0.91 and 0.94, and the throws were accepted; the cross-check net, which learned that look, sees
     # no X there.
     _gold_throw_refused_only_by(monkeypatch, seed, "X", "CROSS_CHECKED")
+
+
+@pytest.mark.parametrize(("model", "seed"), [(D6, 8_901_817), (EXCAPE, 8_912_328)])
+def test_a_marbled_die_whose_swirls_were_read_as_pips_is_seen_again_by_the_cross_check(
+        monkeypatch: pytest.MonkeyPatch, model: DieModel, seed: int) -> None:
+    # Throws of two marbled dice (session 53), accepted with a 3 read as a 5 (d6, at 0.82) and a 2 read as a 4
+    # (Excape, at 0.67): the full net alone took swirls for the pips (neither die's colours spread to the marbled
+    # ensemble's bar); the cross-check net, which learned marbled dice, gives the face read under 0.3.
+    rendered = render_tray(seed, model, n_dice=2, die_colour="marbled")
+    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, labels, boxes)
+    _without_the_swirls_check(monkeypatch)
+    unchecked = read_tray(rendered.image, model, expect=2)
+    assert unchecked.status == "ok" and sorted(unchecked.faces) != sorted(labels)
+
+
+def test_the_cross_check_sees_again_sure_crosses_and_colourful_dice_read_under_its_bar(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stand-in cross-check net that sees a 5 in every crop: a sure X and a sure 3 read under SWIRLS_CHECKED_BELOW
+    # whose colours spread are made unsure; a 3 of one colour, a 3 read surer and a 5 are not; one pass a view, on
+    # the dice checked only.
+    plain = np.full((28, 28, 3), (60, 60, 200), np.uint8)
+    swirled = plain.copy()
+    swirled[:, 1::2] = (200, 90, 40)        # red and blue resins in stripes: their chroma spreads far
+    assert recognise.colour_spread(plain[None])[0] < face_checks.SWIRLS_SPREAD
+    assert recognise.colour_spread(swirled[None])[0] >= face_checks.SWIRLS_SPREAD
+    below = face_checks.SWIRLS_CHECKED_BELOW - 0.1
+    final = [FaceGuess("symbol:cross", 0.99, True), FaceGuess("pips:3", below, True), FaceGuess("pips:3", below, True),
+             FaceGuess("pips:3", face_checks.SWIRLS_CHECKED_BELOW, True), FaceGuess("pips:5", below, True),
+             FaceGuess("pips:2", below, False)]
+    crops = np.stack([plain, swirled, plain, swirled, swirled, swirled])
+    passes: list[int] = []
+
+    class SeesAFive:
+        def run(self, batch: np.ndarray) -> np.ndarray:
+            passes.append(len(batch))
+            logits = np.zeros((len(batch), len(recognise.CLASSES)), np.float32)
+            logits[:, recognise.CLASSES.index("pips:5")] = 10.0
+            return logits
+
+    monkeypatch.setattr(face_checks, "cross_check_net", SeesAFive)
+    checked = face_checks.with_faces_cross_checked(crops, final, EXCAPE)
+    assert [guess.sure for guess in checked] == [False, False, True, True, True, False]
+    assert passes == [3, 3]                 # the X, the swirled 3 under the bar and the 5, in two views
+    assert face_checks.with_faces_cross_checked(crops[2:4], final[2:4], EXCAPE) == final[2:4]
+    assert passes == [3, 3]                 # nothing to check: no pass
 
 
 @pytest.mark.parametrize("seed", [4_122_053, 4_122_154])

@@ -459,6 +459,10 @@ def test_looks_marbled_answers_as_colour_spread_against_its_bar(monkeypatch: pyt
     assert np.sum(np.abs(spread - MARBLED_SPREAD) < 2) >= 5, "no crop near the bar: the test would prove little"
     assert np.array_equal(looks_marbled(crops), spread >= MARBLED_SPREAD)
     assert looks_marbled(crops[:0]).shape == (0,)
+    # Against another bar (the swirls' check asks a lower one: vision.face_checks.SWIRLS_SPREAD).
+    lower = MARBLED_SPREAD / 2
+    assert np.sum(np.abs(spread - lower) < 2) >= 5, "no crop near the lower bar"
+    assert np.array_equal(looks_marbled(crops, lower), spread >= lower)
     # A middle of 6 x 6 px puts the percentile's rank on a whole order statistic (0.6 x 35 = 21).
     import vision.recognise
 

@@ -200,6 +200,8 @@ def test_a_throw_boxed_far_bigger_than_the_tables_small_dice_is_read_again_at_th
     reading = read_tray(rendered.image, D6, expect=2, die_side=side)
     assert reading.status == "ok" and faces_are(reading, labels) and widths[0] == 640 and len(widths) == 2
     monkeypatch.setattr(read, "BOXED_OVER", 100.0)
+    # (The cross-check net doubts 7,000,062's 6 on its own since session 53: face_checks.SWIRLS_CHECKED, off here.)
+    monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
     # Read at the camera's own pixels too, as every throw boxed small is (BOXED_SMALL), the 6 is another face there.
     caught = read_tray(rendered.image, D6, expect=2, die_side=side)
     assert caught.status == "reroll" and all(d.sure == (d.face in labels) for d in caught.dice)

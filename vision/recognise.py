@@ -81,7 +81,7 @@ QUICK_CERTAIN = 0.9
 # (FaceEnsemble): None, none committed (vision/training/README.md, "The face classifier": what was tried).
 SECOND_WEIGHTS: Path | None = None
 # A third net, the full one fine-tuned with marbled dice (gold, white, black and red pips) in its data, reads again
-# every die read as a sure X (vision.face_checks.with_crosses_checked): the two nets above read the swirls of a
+# every die read as a sure X (vision.face_checks.with_faces_cross_checked): the two nets above read the swirls of a
 # marbled die with gold pips as a cross. As the reader's full net it read real photo dice worse (session 27).
 CROSS_CHECK_WEIGHTS = WEIGHTS.with_name("faces_cross.onnx")
 # ... and its logits are averaged with the full net's on every crop the full net reads that looks marbled: the colours
@@ -314,14 +314,17 @@ def _middle_chroma(crops: np.ndarray) -> np.ndarray:
     return lab[:, :, 1:].astype(np.float32)
 
 
-def looks_marbled(crops: np.ndarray) -> np.ndarray:
-    """(N, CROP_SIZE, CROP_SIZE, 3) uint8 BGR crops -> (N,) bool: colour_spread(crops) >= MARBLED_SPREAD, the same
+def looks_marbled(crops: np.ndarray, bar: float | None = None) -> np.ndarray:
+    """(N, CROP_SIZE, CROP_SIZE, 3) uint8 BGR crops -> (N,) bool: colour_spread(crops) >= bar (by default
+    MARBLED_SPREAD, the marbled ensemble's gate), the same
     answer at a fraction of its cost (a bench speed frame spent ~5% of its time in colour_spread, mostly in numpy's
     median, norm and percentile machinery for a few hundred values a crop).
 
     The percentile lies between the two order statistics around its rank, so each crop is decided by those two
     alone (np.partition), and only a crop whose bar falls between them is measured by colour_spread itself. The
     median and the distances are the operations np.median and np.linalg.norm do, in the same order and precision."""
+    if bar is None:
+        bar = MARBLED_SPREAD        # read when called: a test may move the gate
     if len(crops) == 0:
         return np.zeros(0, bool)
     chroma = _middle_chroma(crops)
@@ -340,10 +343,10 @@ def looks_marbled(crops: np.ndarray) -> np.ndarray:
     rank = SPREAD_PERCENTILE / 100 * (pixels - 1)
     below, above = max(math.floor(rank - 1e-9), 0), min(math.ceil(rank + 1e-9), pixels - 1)
     ordered = np.partition(distances, (below, above), axis=1)
-    marbled = ordered[:, below] >= MARBLED_SPREAD
-    between = np.flatnonzero(~marbled & (ordered[:, above] >= MARBLED_SPREAD))
+    marbled = ordered[:, below] >= bar
+    between = np.flatnonzero(~marbled & (ordered[:, above] >= bar))
     if len(between):
-        marbled[between] = colour_spread(crops[between]) >= MARBLED_SPREAD
+        marbled[between] = colour_spread(crops[between]) >= bar
     return marbled
 
 

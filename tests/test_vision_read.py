@@ -1110,7 +1110,7 @@ def test_a_face_the_reads_are_torn_on_is_never_sure(monkeypatch: pytest.MonkeyPa
         # Since session 48 the 3 is left unsure by its middle too (face_checks.with_twos_middles_judged), and since
         # session 53 by the cross-check net, which gives a 2 under SWIRLS_CHECKED there: each on its own.
         swirls_checked = face_checks.SWIRLS_CHECKED
-        monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
+        _without_the_swirls_check(monkeypatch)
         torn_but_judged = read_tray(rendered.image, model, expect=expect)
         _never_silently_wrong(torn_but_judged, truth, boxes)
         assert torn_but_judged.status == "reroll"
@@ -1119,7 +1119,7 @@ def test_a_face_the_reads_are_torn_on_is_never_sure(monkeypatch: pytest.MonkeyPa
         torn_but_checked = read_tray(rendered.image, model, expect=expect)
         _never_silently_wrong(torn_but_checked, truth, boxes)
         assert torn_but_checked.status == "reroll"
-        monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
+        _without_the_swirls_check(monkeypatch)
     torn = read_tray(rendered.image, model, expect=expect)
     with pytest.raises(AssertionError, match=misread):
         _never_silently_wrong(torn, truth, boxes)

@@ -53,12 +53,6 @@ def _without_the_swirls_check(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(face_checks, "SWIRLS_CHECKED", 0.0)
 
 
-def _without_the_small_boxes_read_at_the_dice_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No die boxed small read again at the dice's usual side (face_checks.SMALL_BOXED): for the counterfactuals of
-    checks made before session 54, some of whose parts of dice boxed small that check now makes unsure too."""
-    monkeypatch.setattr(face_checks, "SMALL_BOXED", 0.0)
-
-
 def _without_the_bar_on_torn_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """No bar on the mean of a die's reads (recognise.SURE_CONFIDENCE): for the counterfactuals of checks made before
     session 35, whose misreads were read just over SURE_PROBABILITY, so that bar now makes them unsure too."""
@@ -820,62 +814,6 @@ def test_a_part_of_the_bigger_die_read_unsurely_is_doubted_by_the_bigger_die_see
     monkeypatch.setattr(face_checks, "PART_CERTAIN", 0.0)
     unchecked = read_tray(rendered.image, D6, expect=2)
     assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["2", "5"]
-
-
-@pytest.mark.parametrize(("model", "seed", "look", "labels", "misread"), [
-    (EXCAPE, 9_062_317, {"die_colour": "marbled"}, ["1", "3"], ["2", "3"]),
-    (D6, 9_050_429, BLACK_ON_FELT, ["3", "6"], ["3", "3"])])
-def test_a_part_of_a_die_boxed_small_is_read_again_at_the_dice_size(
-        monkeypatch: pytest.MonkeyPatch, model: DieModel, seed: int, look: dict, labels: list[str],
-        misread: list[str]) -> None:
-    # Fresh throws (session 54), each accepted with a die boxed at 0.57-0.64 of the other's side: a marbled 1's pip
-    # and a swirl beside it read as a sure 2, one column of a black 6's pips on felt as a sure 3; both locators boxed
-    # them small. Cut at the other die's side, each reads as another face, not its own (face_checks.doubted_small):
-    # the throws are refused. Without the check, accepted with a face not thrown.
-    rendered = render_tray(seed, model, n_dice=2, **look)
-    assert sorted(d.label for d in rendered.dice) == labels
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "reroll"
-    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
-    _without_the_small_boxes_read_at_the_dice_size(monkeypatch)
-    unchecked = read_tray(rendered.image, model, expect=2)
-    assert unchecked.status == "ok" and sorted(unchecked.faces) == misread
-
-
-def test_a_die_boxed_small_is_doubted_only_when_its_face_fails_at_the_dice_size() -> None:
-    # Stand-in cascades that read every crop as one face. A 2 boxed at 30 px beside a die of 50, read under
-    # PART_CERTAIN, is cut at 50 px (five crops): read there as a 3, it is made unsure; read there as a 2, it stands.
-    # The same 2 read surely or already unsure, a die boxed at 40 px (over SMALL_BOXED of 50) and the big die itself
-    # are not asked: no crop.
-    image = np.full((200, 300, 3), 128, np.uint8)
-
-    def die(x: float, side: float) -> LocatedDie:
-        return LocatedDie((round(x - side / 2), 75, round(side), round(side)), ((x, 100.0), (side, side), 0.0),
-                          False, 0.95)
-
-    given: list[int] = []
-
-    class ReadsEveryCropAs:
-        def __init__(self, face: str) -> None:
-            self.face = face
-
-        def run(self, crops: np.ndarray) -> np.ndarray:
-            given.append(len(crops))
-            logits = np.zeros((len(crops), len(recognise.CLASSES)), np.float32)
-            logits[:, recognise.CLASSES.index(self.face)] = 10.0
-            return logits
-
-    below = face_checks.PART_CERTAIN - 0.1
-    located = [die(60, 30), die(150, 50), die(240, 40)]
-    final = [FaceGuess("pips:2", below, True), FaceGuess("pips:5", below, True), FaceGuess("pips:2", below, True)]
-    checked = face_checks.doubted_small(image, located, final, D6, ReadsEveryCropAs("pips:3"))
-    assert [guess.sure for guess in checked] == [False, True, True] and given == [5]
-    assert face_checks.doubted_small(image, located, final, D6, ReadsEveryCropAs("pips:2")) == final
-    assert given == [5, 5]
-    for left in ([replace(final[0], confidence=face_checks.PART_CERTAIN), *final[1:]],
-                 [replace(final[0], sure=False), *final[1:]]):
-        assert face_checks.doubted_small(image, located, left, D6, ReadsEveryCropAs("pips:3")) == left
-    assert given == [5, 5]
 
 
 @pytest.mark.parametrize(("seed", "labels", "faces", "unchecked_faces"), [
@@ -2146,25 +2084,18 @@ def test_a_die_the_locator_sees_surely_is_not_looked_around(monkeypatch: pytest.
     assert len(windows) == 5 and min(windows) > 0.85
 
 
-@pytest.mark.parametrize(("seed", "look", "boxed_small"), [(5_477_102, {"die_colour": "marbled"}, True),
-                                                            (5_482_200, BLACK_PAIR_ON_FELT, False)])
+@pytest.mark.parametrize(("seed", "look"), [(5_477_102, {"die_colour": "marbled"}), (5_482_200, BLACK_PAIR_ON_FELT)])
 def test_a_part_or_a_pip_the_locator_sees_well_is_still_looked_around(monkeypatch: pytest.MonkeyPatch, seed: int,
-                                                                      look: dict, boxed_small: bool) -> None:
+                                                                      look: dict) -> None:
     # Fresh ranges of session 40, each accepted wrong when the window around a die (face_checks.seen_around) was
     # skipped on the locator's figure alone: half a marbled 4 boxed at 0.62 of the other dice's side, seen at 0.74 and
     # read as a 2 at 0.80; one pip of a black 2 on felt boxed at 1.12 of the other die's side, seen at 0.62 and read as
-    # a 1 at 0.85. Neither is seen whole (SEEN_WHOLE, READ_WHOLE): the window sees the whole die around each. (Since
-    # session 54 the half 4, boxed small, is doubted at the dice's size too, face_checks.doubted_small: switched off
-    # for the counterfactual.)
+    # a 1 at 0.85. Neither is seen whole (SEEN_WHOLE, READ_WHOLE): the window sees the whole die around each.
     rendered = render_tray(seed, D6, **look)
-    labels, boxes = [d.label for d in rendered.dice], [d.box for d in rendered.dice]
     reading = read_tray(rendered.image, D6, expect=len(rendered.dice))
-    _never_silently_wrong(reading, labels, boxes)
+    _never_silently_wrong(reading, [d.label for d in rendered.dice], [d.box for d in rendered.dice])
     assert reading.status == "ok"
     monkeypatch.setattr(face_checks, "_seen_whole", lambda located, final, k: True)
-    if boxed_small:
-        _never_silently_wrong(read_tray(rendered.image, D6, expect=len(rendered.dice)), labels, boxes)
-    _without_the_small_boxes_read_at_the_dice_size(monkeypatch)
     unchecked = read_tray(rendered.image, D6, expect=len(rendered.dice))
     assert unchecked.status == "ok"
     assert sorted(d.face for d in unchecked.dice) != sorted(d.label for d in rendered.dice)

@@ -202,22 +202,6 @@ PART_CERTAIN = 0.95
 PART_AROUND = 0.9
 PART_AROUND_OTHER_FACE = 0.9
 
-# A die of pips read sure under PART_CERTAIN and boxed under SMALL_BOXED of the dice's usual side is cut again at that
-# side (centred, and in the four views shifted towards its corners that the 1s' doubts use), and is unsure when the
-# classifier reads its face under SMALL_READ_AT_SIDE there, centred, and another face of the model at
-# LONE_PIP_OTHER_FACE or more in one of the five views: a part of a bigger die read as a whole one, which neither
-# locator boxed whole. A marbled die's pip and a swirl beside it, boxed together at 0.58-0.70 of the other die's side,
-# were read as a sure 2 at 0.81-0.93 in three throws accepted so (a marbled 1 each: 8,904,365 and 8,905,389 of session
-# 53's marbled d6 throws, 9,062,317 of session 54's marbled Excape ones), and a black 6 on felt boxed at 0.57 around one
-# column of pips as a 3 at 0.78 (9,050,429); the second locator's window around them saw the same small box. Logged on
-# the 5,409 sure dice of pips boxed under 0.85 of the usual side in 12,000 marbled throws of session 53 (8,900,000+,
-# 8,910,000+), 6,000 of session 54 (9,020,000+, 9,060,000+), 3,000 d6 and 3,000 Excape throws (9,000,000+,
-# 9,010,000+), 3,000 felt throws (9,050,000+) and the train split's photos (session 54): 590 asked (boxed under 0.75,
-# read under 0.95); those four caught, and two true 3s of marbled Excape dice lost, boxed at 0.57 and 0.64 of the other
-# die. Without the bar on the face read centred, 23 true dice (15 on felt); with another face at 0.3, 5.
-SMALL_BOXED = 0.75
-SMALL_READ_AT_SIDE = 0.3
-
 # Excape's 6 and 7 differ only by the pip in the middle, and the classifier, which sees the whole face, is at its
 # weakest between them (a marbled 6's swirl in the middle read as a pip: unclear, or a sure 7). A die read as either
 # is judged again by the middle of its face alone (vision.centre_pip), where the crop shows a clear six layout: a
@@ -476,30 +460,6 @@ def doubted_parts(work: np.ndarray, located: list[LocatedDie], final: list[FaceG
             # The bar for a part boxed small is among these: a die read so unsurely is judged by both, whatever its box.
             bars[k] = ((PART_AROUND, PART_AROUND_OTHER_FACE), (LONE_PIP_AROUND, LONE_PIP_OTHER_FACE))
     return made_unsure(final, _seen_as_another_face_around(work, located, final, bars, model, net))
-
-
-def doubted_small(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess], model: DieModel,
-                  net: FaceCascade) -> list[FaceGuess]:
-    """The final guesses, with each die of pips read sure under PART_CERTAIN and boxed under SMALL_BOXED of the dice's
-    usual side made unsure when, cut at that side, its face reads under SMALL_READ_AT_SIDE centred and another face of
-    the model at LONE_PIP_OTHER_FACE or more centred or in one of four views shifted towards its corners: a part of a
-    bigger die boxed as a die. Five crops for each die asked only.
-
-    located: the dice of `final`, in order, then any other dice of the frame to compare them with."""
-    asked = [k for k, guess in enumerate(final) if guess.sure and guess.confidence < PART_CERTAIN and
-             guess.appearance is not None and guess.appearance.startswith("pips:") and
-             (usual := usual_side(located, k)) is not None and located[k].side < SMALL_BOXED * usual]
-    if not asked:
-        return final
-    at_side = [_at_least_the_others_size(located, k, SMALL_BOXED) for k in asked]
-    views = np.concatenate([np.concatenate([_shifted_views(work, die), cut(work, [die])]) for die in at_side])
-    probabilities = softmax(net.run(views)).reshape(len(asked), -1, len(CLASSES))     # each die's views, centred last
-    other = np.array([_other_face(views_of, model, final[k].appearance).max()
-                      for k, views_of in zip(asked, probabilities, strict=True)])
-    centred = probabilities[:, -1]
-    own = centred[np.arange(len(asked)), [CLASSES.index(final[k].appearance) for k in asked]]
-    return made_unsure(final, {k for k, p_other, p_own in zip(asked, other, own, strict=True)
-                               if p_other >= LONE_PIP_OTHER_FACE and p_own < SMALL_READ_AT_SIDE})
 
 
 def _seen_as_another_face_at_their_side(work: np.ndarray, located: list[LocatedDie], final: list[FaceGuess],

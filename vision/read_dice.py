@@ -14,7 +14,6 @@ from vision.face_checks import (
     cut,
     doubted_ones,
     doubted_parts,
-    doubted_small,
     judged_lying_flat,
     made_unsure,
     with_faces_cross_checked,
@@ -215,7 +214,6 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         judged = judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net, lying_flat, sure_from)
         final = doubted_ones(work, compared, judged, model, net)
         final = doubted_parts(work, compared, final, model, net)
-        final = doubted_small(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
                                      guess.appearance == "symbol:cross" and guess.confidence < CROSS_SURE})
         final = with_middle_pips_judged(work, located_kept, first_kept, final, model)

@@ -294,3 +294,25 @@ def test_a_tray_to_show_is_refused_with_the_reason() -> None:
         tuning.show_tray("dice", "1", out)
     with pytest.raises(SystemExit, match="--zoom"):
         tuning.show_tray("d6", str(tuning.TUNING_SEED_START), out, zoom=0)
+
+
+def test_a_census_reads_each_kind_of_throw_from_its_own_fresh_seeds_and_counts_throws_accepted_wrong(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = tuning.read_census(tmp_path, 8_110, 2, only=["d6-throws", "marbled-excape-throws"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d6-throws.pkl", "marbled-excape-throws.pkl"]
+    marbled = pickle.loads((tmp_path / "marbled-excape-throws.pkl").read_bytes())
+    # The fifth kind: from 4 x CENSUS_SPACING on, two throws of two dice, read as the table reads them.
+    assert collections.Counter(tray for tray, _ in marbled.dice) == {"48110": 2, "48111": 2}
+    assert [line.split(":")[0] for line in lines] == ["d6-throws (8,110+)", "marbled-excape-throws (48,110+)"]
+    assert all(" of 2 throws accepted with a face not thrown; " in line and line.endswith(" of 4 dice read right")
+               for line in lines)
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("d6-throws: d6: 4 dice") and said[1].startswith("marbled-excape-throws: excape: 4 dice")
+    for refused, match in (((8_110, 0), "--throws must be 1 to 10,000"), ((8_110, 10_001), "--throws must be 1"),
+                           ((960_000, 10), "benchmark's seeds"), ((8_110, 2, ["gold"]), "not in the census: gold")):
+        with pytest.raises(SystemExit, match=match):
+            tuning.read_census(tmp_path / "refused", *refused)
+    assert not (tmp_path / "refused").exists()         # refused before anything is read or written
+    assert tuning.main(["census", str(tmp_path / "cli"), "--first", "8110", "--throws", "1", "--only",
+                        "excape-throws"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("excape-throws (18,110+): ")

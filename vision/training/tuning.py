@@ -27,6 +27,9 @@ Sets (a die is found when a reading's box overlaps its label by IoU >= 0.3, as i
     .venv/bin/python -m vision.training.tuning compare /tmp/before /tmp/after           # two battery folders
                           # (a change meant to read every frame the same: compare's last line, if any, counts the
                           # trays whose whole readings differ, confidences and boxes too)
+    .venv/bin/python -m vision.training.tuning census /tmp/census --first 9000000 [--throws 3000] --show-wrong
+                          # throws of two dice of each kind (CENSUS) from fresh seeds, read as the table reads
+                          # them: how many were accepted with a face not thrown (compare two census folders too)
     .venv/bin/python -m vision.training.tuning show stacked 3920214 --first 3920000 --out /tmp/tray.png
                                           # one tray: drawn (labels green, dice read red/orange), said die by die
     .venv/bin/python -m vision.training.tuning speed --quick /tmp/student.onnx    # a candidate net's time, as a
@@ -86,6 +89,20 @@ BATTERY: dict[str, tuple[str, dict]] = {
     "touching-throws": ("d6", {"first": 4_843_000, "trays": 1000, "dice": 2, "look": {"touching": True}}),
 }
 
+
+# A census of silent misreads (`census FOLDER --first N`): throws of two dice of each kind read as the table reads
+# them, each kind from its own fresh seeds (CENSUS_SPACING apart from --first on), and how many were accepted with a
+# face not thrown. The battery holds ~1,000 throws a kind, where the bars were set; misreads left are a few in
+# several thousand fresh throws (session 54: 3,000 of each kind, seeds 9,000,000+), marbled dice first.
+CENSUS: dict[str, tuple[str, dict]] = {
+    "d6-throws": ("d6", {"dice": 2}),
+    "excape-throws": ("excape", {"dice": 2}),
+    "black-pairs-on-felt": ("black-pairs-on-felt", {}),
+    "marbled-d6-throws": ("d6", {"dice": 2, "look": {"die_colour": "marbled"}}),
+    "marbled-excape-throws": ("excape", {"dice": 2, "look": {"die_colour": "marbled"}}),
+    "gold-pip-excape-throws": ("excape", {"dice": 2, "look": {"die_colour": "marbled", "pip_colour": "gold"}}),
+}
+CENSUS_SPACING = 10_000
 
 @dataclass(frozen=True)
 class DieRecord:
@@ -500,6 +517,35 @@ def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0, sh
             print(f"  {line}", flush=True)
 
 
+def read_census(folder: Path, first: int, throws: int, only: list[str] | None = None, show_wrong: bool = False
+                ) -> list[str]:
+    """Read CENSUS's kinds (or `only` those), `throws` throws each, the k-th kind from seed first + k *
+    CENSUS_SPACING, each saved to FOLDER/NAME.pkl with its summary printed (and its wrong_dice, with `show_wrong`);
+    return a line a kind: throws accepted with a face not thrown, and dice read right."""
+    unknown = sorted(set(only or ()) - set(CENSUS))
+    if unknown:
+        raise SystemExit(f"not in the census: {', '.join(unknown)}; it reads: {', '.join(CENSUS)}")
+    if not 1 <= throws <= CENSUS_SPACING:
+        raise SystemExit(f"--throws must be 1 to {CENSUS_SPACING:,} (each kind's seeds start that far apart), got "
+                         f"{throws}")
+    for k in range(len(CENSUS)):
+        check_tuning_seeds(first + k * CENSUS_SPACING, throws)      # every kind's, before the first is read
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for k, (name, (which, options)) in enumerate(CENSUS.items()):
+        if only and name not in only:
+            continue
+        start = first + k * CENSUS_SPACING
+        record = read_set(which, trays=throws, first=start, **options)
+        (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
+        print(f"{name}: {summary(record)}", flush=True)
+        for line in wrong_dice(record) if show_wrong else []:
+            print(f"  {line}", flush=True)
+        dice = record.dice.values()
+        lines.append(f"{name} ({start:,}+): {_accepted_wrong(record)} of {len(record.accepted)} throws accepted with "
+                     f"a face not thrown; {sum(d.right for d in dice)} of {len(dice)} dice read right")
+    return lines
+
 def compare_folders(old: Path, new: Path) -> list[str]:
     """compare() for every record two battery folders both hold (by file name), each set's lines under its name;
     a set the new folder lacks is said to be missing."""
@@ -544,6 +590,15 @@ def main(argv: list[str]) -> int:
                          "the same kinds of trays, from seeds no rule was chosen on (e.g. 10000000)")
     battery.add_argument("--show-wrong", action="store_true", help="under each set's summary, each die read sure and "
                          "wrong and whether its tray was accepted, and each tray accepted with faces not the dice's")
+    census = commands.add_parser("census", help="throws of two dice of each kind (CENSUS) read as the table reads "
+                                 "them, from fresh seeds: how many were accepted with a face not thrown")
+    census.add_argument("folder", type=Path)
+    census.add_argument("--first", type=int, required=True, help="the first kind's first seed; each next kind's "
+                        f"{CENSUS_SPACING:,} further on (use seeds no rule was chosen on)")
+    census.add_argument("--throws", type=int, default=3000, help="throws of each kind (default 3000)")
+    census.add_argument("--only", help="these of the census's kinds, comma-separated")
+    census.add_argument("--show-wrong", action="store_true", help="under each kind's summary, each die read sure and "
+                        "wrong and whether its throw was accepted")
     speed = commands.add_parser("speed", help="a candidate net's time as a ratio to the committed nets' on the same "
                                 "frames, read in turns in one process")
     speed.add_argument("--rounds", type=int, default=3, help="turns of each (default 3)")
@@ -551,7 +606,7 @@ def main(argv: list[str]) -> int:
                        help=f"frames of each number of dice ({', '.join(map(str, SPEED_DICE))}; "
                             f"default {SPEED_FRAMES_EACH})")
     speed.add_argument("--counted", action="store_true", help="read as the table reads a throw, the dice known")
-    for command in (read, battery, speed):
+    for command in (read, battery, census, speed):
         for option in NET_OPTIONS:
             command.add_argument(f"--{option.replace('_', '-')}", type=Path, dest=option,
                                  help=f"read with this {option.replace('_', ' ')} net instead of the committed one")
@@ -577,8 +632,13 @@ def main(argv: list[str]) -> int:
         for line in speed_ratio(candidates, args.rounds, args.frames_each, args.counted):
             print(line)
         return 0
-    if args.command in ("read", "battery"):
+    if args.command in ("read", "battery", "census"):
         use_nets(**{option: getattr(args, option) for option in NET_OPTIONS})
+    if args.command == "census":
+        for line in read_census(args.folder, args.first, args.throws, args.only.split(",") if args.only else None,
+                                args.show_wrong):
+            print(line)
+        return 0
     if args.command == "read":
         if args.trays < 1:
             raise SystemExit(f"--trays must be at least 1, got {args.trays}")

@@ -104,6 +104,7 @@ CENSUS: dict[str, tuple[str, dict]] = {
 }
 CENSUS_SPACING = 10_000
 
+
 @dataclass(frozen=True)
 class DieRecord:
     """One die of a tuning set and what the reader made of it (face, sure, reason: None when not found)."""
@@ -545,6 +546,7 @@ def read_census(folder: Path, first: int, throws: int, only: list[str] | None = 
         lines.append(f"{name} ({start:,}+): {_accepted_wrong(record)} of {len(record.accepted)} throws accepted with "
                      f"a face not thrown; {sum(d.right for d in dice)} of {len(dice)} dice read right")
     return lines
+
 
 def compare_folders(old: Path, new: Path) -> list[str]:
     """compare() for every record two battery folders both hold (by file name), each set's lines under its name;

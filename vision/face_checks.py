@@ -313,7 +313,13 @@ def with_twos_middles_judged(work: np.ndarray, located: list[LocatedDie], final:
 # 4,122,000+ (300 trays read as the table reads them; the bar chosen there) gave 0.01-0.49, 7 of 9 under 0.3; the
 # true Xs of plain 4,120,000+, 4,121,000+ and 4,125,000+ (1,000 trays each) and marbled 4,129,000+ (300) 0.41 or more
 # (953 of them; the lower of the two views instead of their mean: one at 0.12, a purple X near the frame's corner).
-CROSS_CHECKED = 0.3
+# The bar was 0.3 until session 54: in 3,000 fresh throws of two such dice (9,250,000+, read as the table reads them,
+# `tuning census`), 4 were accepted with a 1, 2, 3 or 7 read as a sure X that the net gave 0.36-0.44, and of 3,795 true
+# Xs logged there and on Excape throws (plain 9,010,000+, marbled 9,060,000+ and 9,240,000+, 3,000 each) the lowest
+# got 0.52 (`vision/training/README.md`, session 54; session 29's log had true Xs from 0.41 of 953). At 0.5 the
+# battery and the battery shifted by 10,000,000 read die for die as before but for two stacked hazard dice read as an
+# X, now unsure (a 3 and a true X; their trays refused either way).
+CROSS_CHECKED = 0.5
 # ... and a die of pips read sure under SWIRLS_CHECKED_BELOW whose crop's colours spread SWIRLS_SPREAD or more
 # (vision.recognise.colour_spread: a marbled die, or a coloured one beside a coloured tray) stands only if the
 # cross-check net, which learned marbled dice, gives its face SWIRLS_CHECKED or more, the same two views. The

@@ -318,7 +318,7 @@ def with_twos_middles_judged(work: np.ndarray, located: list[LocatedDie], final:
 # Xs logged there and on Excape throws (plain 9,010,000+, marbled 9,060,000+ and 9,240,000+, 3,000 each) the lowest
 # got 0.52 (`vision/training/README.md`, session 54; session 29's log had true Xs from 0.41 of 953). At 0.5 the
 # battery and the battery shifted by 10,000,000 read die for die as before but for two stacked hazard dice read as an
-# X, now unsure (a 3 and a true X; their trays refused either way).
+# X, now unsure (a 3 and a true X; their trays refused either way), and a blurred hazard die unsure either way.
 CROSS_CHECKED = 0.5
 # ... and a die of pips read sure under SWIRLS_CHECKED_BELOW whose crop's colours spread SWIRLS_SPREAD or more
 # (vision.recognise.colour_spread: a marbled die, or a coloured one beside a coloured tray) stands only if the

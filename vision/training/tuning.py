@@ -511,11 +511,18 @@ def read_battery(folder: Path, only: list[str] | None = None, shift: int = 0, sh
         which, options = BATTERY[name]
         if shift and which not in PHOTO_SETS:
             options = {**options, "first": (options.get("first") or _default_start(which)) + shift}
-        record = read_set(which, **options)
-        (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
-        print(f"{name}: {summary(record)}", flush=True)
-        for line in wrong_dice(record) if show_wrong else []:
-            print(f"  {line}", flush=True)
+        _read_and_kept(folder, name, which, options, show_wrong)
+
+
+def _read_and_kept(folder: Path, name: str, which: str, options: dict, show_wrong: bool) -> SetRecord:
+    """One set of a battery or a census read (read_set), saved to FOLDER/NAME.pkl, its summary printed under its
+    name (and, with `show_wrong`, its wrong_dice under it)."""
+    record = read_set(which, **options)
+    (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
+    print(f"{name}: {summary(record)}", flush=True)
+    for line in wrong_dice(record) if show_wrong else []:
+        print(f"  {line}", flush=True)
+    return record
 
 
 def read_census(folder: Path, first: int, throws: int, only: list[str] | None = None, show_wrong: bool = False
@@ -537,11 +544,7 @@ def read_census(folder: Path, first: int, throws: int, only: list[str] | None = 
         if only and name not in only:
             continue
         start = first + k * CENSUS_SPACING
-        record = read_set(which, trays=throws, first=start, **options)
-        (folder / f"{name}.pkl").write_bytes(pickle.dumps(record))
-        print(f"{name}: {summary(record)}", flush=True)
-        for line in wrong_dice(record) if show_wrong else []:
-            print(f"  {line}", flush=True)
+        record = _read_and_kept(folder, name, which, {**options, "trays": throws, "first": start}, show_wrong)
         dice = record.dice.values()
         lines.append(f"{name} ({start:,}+): {_accepted_wrong(record)} of {len(record.accepted)} throws accepted with "
                      f"a face not thrown; {sum(d.right for d in dice)} of {len(dice)} dice read right")

@@ -356,7 +356,8 @@ SWIRLS_CHECKED = 0.3
 # seen as a 1) and the read face at 0.16 at least where it did (a held-out photo's 5, another face at 0.37). Judged
 # on the battery (read as before) and a census no bar was chosen on (9,800,000+, 3,000 throws a kind): gold-pip d6
 # 10 -> 8 and gold-pip Excape 21 -> 17 throws accepted with a face not thrown, no true die lost, every other kind
-# read as before. Its cost: 0.33 dice a bench speed frame more, each read in two views by the cross-check net: 1.016
+# read as before; and on the two gold-pip kinds at 9,900,000+, read after every choice here, 13 -> 10 and 16 -> 15,
+# no true die lost. Its cost: 0.33 dice a bench speed frame more, each read in two views by the cross-check net: 1.016
 # times the frames' mean time side by side, their median within the noise. Asked of such dice under 0.8 only (the 5
 # caught in the log and at 9,620,000+ were read at 0.65-0.76), 0.05 dice a frame, but the census caught 1 throw fewer
 # of each gold-pip kind (9 and 18).

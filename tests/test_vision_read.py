@@ -2053,14 +2053,12 @@ def test_a_marbled_die_whose_swirls_were_read_as_pips_is_seen_again_by_the_cross
     assert unchecked.status == "ok" and sorted(unchecked.faces) != sorted(labels)
 
 
-def test_the_cross_check_sees_again_sure_crosses_and_colourful_dice_read_under_its_bar(
+def test_the_cross_check_sees_again_sure_crosses_and_dice_of_pips_read_under_its_bar(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A stand-in cross-check net that sees a 5 in every crop, surely: a sure X, and a sure 3 read under
     # SWIRLS_CHECKED_BELOW, of one colour or with colours that spread, are made unsure; a 3 read surer and a 5 are not;
     # one pass a view, on the dice checked only.
-    plain = np.full((28, 28, 3), (60, 60, 200), np.uint8)
-    swirled = plain.copy()
-    swirled[:, 1::2] = (200, 90, 40)        # red and blue resins in stripes: their chroma spreads far
+    plain, swirled = _plain_and_swirled_crops()
     assert recognise.colour_spread(plain[None])[0] < face_checks.SWIRLS_SPREAD
     assert recognise.colour_spread(swirled[None])[0] >= face_checks.SWIRLS_SPREAD
     below = face_checks.SWIRLS_CHECKED_BELOW - 0.1
@@ -2087,14 +2085,20 @@ def test_a_die_of_one_colour_is_doubted_only_when_the_cross_check_net_sees_anoth
     # A 3 read under SWIRLS_CHECKED_BELOW, of one colour and with colours that spread, and what the cross-check net
     # sees in both: the swirled die needs its face seen at SWIRLS_CHECKED; the plain one loses its face only to
     # another face seen at ANOTHER_FACE_SEEN with its own under OWN_FACE_UNSEEN (session 55).
-    plain = np.full((28, 28, 3), (60, 60, 200), np.uint8)
-    swirled = plain.copy()
-    swirled[:, 1::2] = (200, 90, 40)
+    plain, swirled = _plain_and_swirled_crops()
     below = face_checks.SWIRLS_CHECKED_BELOW - 0.1
     final = [FaceGuess("pips:3", below, True), FaceGuess("pips:3", below, True)]
     _cross_check_net_seeing(monkeypatch, seen)
     checked = face_checks.with_faces_cross_checked(np.stack([plain, swirled]), final, D6)
     assert [guess.sure for guess in checked] == [plain_sure, swirled_sure]
+
+
+def _plain_and_swirled_crops() -> tuple[np.ndarray, np.ndarray]:
+    """A crop of one colour, and the same crop with stripes of another resin: their chroma spreads far."""
+    plain = np.full((28, 28, 3), (60, 60, 200), np.uint8)
+    swirled = plain.copy()
+    swirled[:, 1::2] = (200, 90, 40)
+    return plain, swirled
 
 
 def _cross_check_net_seeing(monkeypatch: pytest.MonkeyPatch, seen: dict[str, float]) -> list[int]:

@@ -375,8 +375,7 @@ def with_faces_cross_checked(crops: np.ndarray, final: list[FaceGuess], model: D
     crosses = {k for k, guess in enumerate(final) if guess.sure and guess.appearance == "symbol:cross"}
     pips = [k for k, guess in enumerate(final) if guess.sure and guess.confidence < SWIRLS_CHECKED_BELOW
             and guess.appearance is not None and guess.appearance.startswith("pips:")]
-    colourful = set() if not pips else {
-        k for k, spread in zip(pips, looks_marbled(crops[pips], SWIRLS_SPREAD), strict=True) if spread}
+    colourful = {k for k, marbled in zip(pips, looks_marbled(crops[pips], SWIRLS_SPREAD), strict=True) if marbled}
     checked = sorted(crosses.union(pips))
     if not checked:
         return final

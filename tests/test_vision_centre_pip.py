@@ -127,3 +127,41 @@ def test_no_twos_layout_without_it_clearly() -> None:
     assert two_layout_middles(np.stack([_face_crop(4), _face_crop(1), dim])) == [None, None, None]
     with pytest.raises(ValueError, match="64 px"):
         two_layout_middles(np.zeros((1, 40, 40, 3), np.uint8))
+
+
+def _marbled_face_crop(pips: int, middle_shift: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """A marbled die's upright crop: a purple body with a white band across its middle (two resins: no clear six
+    layout, the body's points unlike), gold pips in the models' layout; `middle_shift`: the 7's middle pip drawn that
+    many pixels off the face's middle."""
+    purple, white, gold = (150, 40, 110), (235, 235, 235), (40, 190, 220)
+    crop = np.full((CENTRE_SIZE, CENTRE_SIZE, 3), 120, np.uint8)
+    face = CENTRE_SIZE / CROP_MARGIN
+    middle = (CENTRE_SIZE - 1) / 2
+    cv2.rectangle(crop, (round(middle - face / 2),) * 2, (round(middle + face / 2),) * 2, purple, -1)
+    cv2.ellipse(crop, (round(middle), round(middle)), (round(0.3 * face), round(0.12 * face)), 35, 0, 360, white, -1)
+    for u, v in PIP_LAYOUTS[pips]:
+        moved = middle_shift if (u, v) == (0, 0) else (0, 0)
+        cv2.circle(crop, (round(middle + u * face / 2) + moved[0], round(middle + v * face / 2) + moved[1]),
+                   round(0.08 * face), gold, -1)
+    return crop
+
+
+def test_fewer_pips_than_a_seven_fit_their_own_layout_better_than_a_sevens() -> None:
+    # The nets read a marbled 6's swirl in its middle as the 7's pip (vision.face_checks.FEWER_PIPS_BETTER), and its
+    # body of two resins leaves no clear six layout: only how far each position lies from the gold pips' colour
+    # tells. A 6, 5 or 4 fits its own layout far better than a 7's; a 7, its middle pip drawn a little off the face's
+    # middle too, fits none of theirs better.
+    from vision.face_checks import FEWER_PIPS_BETTER, FEWER_PIPS_FIT
+
+    marbled = face_layouts(np.stack([_marbled_face_crop(n) for n in (6, 5, 4)]
+                                    + [_marbled_face_crop(7), _marbled_face_crop(7, (2, -2))]))
+    assert [layout.middle for layout in marbled] == [None] * 5     # no answer from the six layout's fit on this body
+    plain = face_layouts(np.stack([_face_crop(6), _face_crop(7)]))
+    for pips, layout in zip((6, 5, 4), [*marbled[:3]], strict=True):
+        seven, fewer = layout.seven_and_fewer_pips
+        assert fewer[pips] >= FEWER_PIPS_FIT and fewer[pips] - seven >= FEWER_PIPS_BETTER, (pips, seven, fewer)
+    seven, fewer = plain[0].seven_and_fewer_pips
+    assert fewer[6] - seven >= FEWER_PIPS_BETTER
+    for layout in (*marbled[3:], plain[1]):
+        seven, fewer = layout.seven_and_fewer_pips
+        assert max(fewer.values()) < seven, (seven, fewer)

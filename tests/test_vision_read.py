@@ -1906,6 +1906,7 @@ def test_a_marbled_five_read_as_a_seven_is_left_unsure_by_its_layout(monkeypatch
     monkeypatch.setattr(face_checks, "SEVEN_SHOWN_BELOW", 0.0)
     _without_the_marbled_ensemble(monkeypatch)
     _without_the_swirls_check(monkeypatch)          # and the cross-check net's (session 53)
+    monkeypatch.setattr(face_checks, "FEWER_PIPS_BETTER", np.inf)   # and its fit of a 5's layout (session 56)
     assert read_tray(rendered.image, EXCAPE).faces == ["7", "7"]
 
 
@@ -2124,6 +2125,24 @@ def test_a_seven_read_unsure_of_must_show_a_sevens_layout(monkeypatch: pytest.Mo
     # as a 7's pips, under 0.9, and the throws were accepted; neither die shows a clear six layout with a pip in its
     # middle, nor fits a 7's layout (vision.centre_pip.seven_fit).
     _gold_throw_refused_only_by(monkeypatch, seed, "7", "SEVEN_SHOWN_BELOW")
+
+
+@pytest.mark.parametrize("seed", [9_920_186, 9_921_466])
+def test_a_seven_whose_face_fits_fewer_pips_far_better_is_unsure(monkeypatch: pytest.MonkeyPatch, seed: int
+                                                                   ) -> None:
+    # Census throws of two gold-pip marbled Excape dice (session 56), each accepted with a 6 read as a sure 7 at 0.90:
+    # a swirl in the 6's middle taken for the 7's pip, by the cross-check net too, and the body's two resins leave no
+    # clear six layout. Its face fits a six layout, no gold near its middle, far better than a 7's
+    # (face_checks.FEWER_PIPS_BETTER).
+    rendered = render_tray(seed, EXCAPE, n_dice=2, die_colour="marbled", pip_colour="gold")
+    truth = [d.label for d in rendered.dice]
+    assert "6" in truth
+    reading = read_tray(rendered.image, EXCAPE, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    monkeypatch.setattr(face_checks, "FEWER_PIPS_BETTER", np.inf)
+    unchecked = read_tray(rendered.image, EXCAPE, expect=2)
+    assert unchecked.status == "ok" and unchecked.faces.count("7") == truth.count("7") + 1
 
 
 def test_a_die_the_locator_sees_surely_is_not_looked_around(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -139,7 +139,7 @@ class FaceLayout(NamedTuple):
     def seven_and_fewer_pips(self) -> tuple[float, dict[int, float]]:
         """How well its face fits a 7's layout and each layout of fewer pips within it (the module's
         seven_and_fewer_pips; -inf and none without a crop). Worked out when asked, for the sure 7s that show no clear
-        middle (~2 ms a crop)."""
+        middle (~3.5 ms a crop)."""
         return (-np.inf, {}) if self.lab is None else seven_and_fewer_pips(self.lab)
 
     @property
@@ -241,14 +241,15 @@ def _layout_fit(samples: np.ndarray, pip_at: list[int], body_at: list[int],
     if reached is None or not near:
         return float(margin.max())
     # The pixels within reach only lower a face's margin: the faces are taken best margin first, in batches, until
-    # the best found with them is no worse than the next face's margin without (the same answer, ~1/10 the work).
+    # the best found with them is no worse than the next face's margin without (the same answer; a 7's fits 11.5 ->
+    # 3.5 ms a crop on the dev machine's core).
+    lab, (xs, ys) = reached
     best = -np.inf
     order = np.argsort(-margin, kind="stable")
     for start in range(0, len(order), _REACH_BATCH):
         if margin[order[start]] <= best:
             break
         faces = order[start:start + _REACH_BATCH]
-        lab, (xs, ys) = reached
         pixels = lab[ys[faces][:, near], xs[faces][:, near]] - pip[faces][:, None, None]
         within = np.sqrt(np.einsum("fknc,fknc->fkn", pixels, pixels).min(axis=(1, 2))) - pips_far[faces]
         best = max(best, float(np.minimum(margin[faces], within).max()))

@@ -199,10 +199,9 @@ def seven_fit(lab: np.ndarray) -> float:
     return best
 
 
-# A 7's layout and the layouts of fewer pips within it that a marbled die's swirls can make a 7 of: the 6 (its side
-# pips left and right, or above and below), the 5 (corners and middle) and the 4 (corners). Each: the pip positions and
-# the body positions among _sample_offsets' 13 points.
-_SEVEN_IN_TURNS = (([0, 1, 2, 3, 8, 9, 12], [4, 5, 6, 7, 10, 11]), ([0, 1, 2, 3, 10, 11, 12], [4, 5, 6, 7, 8, 9]))
+# The layouts of fewer pips within a 7's (_SEVEN_LAYOUTS) that a marbled die's swirls can make a 7 of: the 6 (its
+# side pips left and right, or above and below), the 5 (corners and middle) and the 4 (corners). Each: the pip
+# positions and the body positions among _sample_offsets' 13 points.
 _FEWER_THAN_SEVEN = {
     6: (([0, 1, 2, 3, 8, 9], [4, 5, 6, 7, 10, 11, 12]), ([0, 1, 2, 3, 10, 11], [4, 5, 6, 7, 8, 9, 12])),
     5: (([0, 1, 2, 3, 12], [4, 5, 6, 7, 8, 9, 10, 11]),),
@@ -266,7 +265,7 @@ def seven_and_fewer_pips(lab: np.ndarray) -> tuple[float, dict[int, float]]:
     xs, ys, _ = _sample_offsets(CENTRE_SIZE)
     rx, ry = _reach_offsets(CENTRE_SIZE)
     samples = lab[ys, xs]
-    seven = max(_layout_fit(samples, pips, body) for pips, body in _SEVEN_IN_TURNS)
+    seven = max(_layout_fit(samples, pips, body) for pips, body in _SEVEN_LAYOUTS)
     return seven, {pips: max(_layout_fit(samples, at, body, (lab, (rx, ry))) for at, body in turns)
                    for pips, turns in _FEWER_THAN_SEVEN.items()}
 

@@ -313,6 +313,10 @@ def test_a_census_reads_each_kind_of_throw_from_its_own_fresh_seeds_and_counts_t
         with pytest.raises(SystemExit, match=match):
             tuning.read_census(tmp_path / "refused", *refused)
     assert not (tmp_path / "refused").exists()         # refused before anything is read or written
+    # Only the seeds of the kinds read are checked: the last kind's from 940,000 would reach the benchmark's seeds.
+    assert len(tuning.read_census(tmp_path / "first", 940_000, 1, only=["d6-throws"])) == 1
+    with pytest.raises(SystemExit, match="benchmark's seeds"):
+        tuning.read_census(tmp_path / "last", 940_000, 1, only=["gold-pip-d6-throws"])
     assert tuning.main(["census", str(tmp_path / "cli"), "--first", "8110", "--throws", "1", "--only",
                         "excape-throws"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("excape-throws (18,110+): ")

@@ -539,13 +539,16 @@ def read_census(folder: Path, first: int, throws: int, only: list[str] | None = 
     if not 1 <= throws <= CENSUS_SPACING:
         raise SystemExit(f"--throws must be 1 to {CENSUS_SPACING:,} (each kind's seeds start that far apart), got "
                          f"{throws}")
-    for k in range(len(CENSUS)):
-        check_tuning_seeds(first + k * CENSUS_SPACING, throws)      # every kind's, before the first is read
+    # Each kind to be read keeps its place in CENSUS (its seeds from first + k * CENSUS_SPACING), read or not; the
+    # seeds of every kind to be read are checked before the first is read, and only theirs: with --only, a kind left
+    # out may lie where the benchmark's seeds are.
+    kinds = [(k, name) for k, name in enumerate(CENSUS) if not only or name in only]
+    for k, _ in kinds:
+        check_tuning_seeds(first + k * CENSUS_SPACING, throws)
     folder.mkdir(parents=True, exist_ok=True)
     lines = []
-    for k, (name, (which, options)) in enumerate(CENSUS.items()):
-        if only and name not in only:
-            continue
+    for k, name in kinds:
+        which, options = CENSUS[name]
         start = first + k * CENSUS_SPACING
         record = _read_and_kept(folder, name, which, {**options, "trays": throws, "first": start}, show_wrong)
         dice = record.dice.values()

@@ -112,7 +112,7 @@ def test_a_throw_set_renders_its_look_and_is_read_as_the_table_reads_a_throw() -
     from vision.models import D6
     from vision.virtual_tray import render_tray
 
-    (tray, image, truth, model, expect), = tuning._frames("black-pairs-on-felt", None, 1, {})
+    (tray, image, truth, model, expect), = tuning.set_frames("black-pairs-on-felt", None, 1, {})
     assert (tray, model, expect, len(truth)) == ("3200000", D6, True, 2)
     assert (image == render_tray(3_200_000, D6, n_dice=2, die_colour="black", tray="felt").image).all()
     record = tuning.read_set("black-pairs-on-felt", trays=2)
@@ -126,7 +126,7 @@ def test_throws_read_in_runs_are_one_set_of_dice_a_run_each_read_with_the_side_t
     from vision.models import D6
     from vision.virtual_tray import render_tray
 
-    frames = list(tuning._frames("black-pairs-on-felt", 3_200_004, 4, {}, runs=3))
+    frames = list(tuning.set_frames("black-pairs-on-felt", 3_200_004, 4, {}, runs=3))
     for k, seed in ((0, 3_200_004), (2, 3_200_006), (3, 3_200_007)):
         first = 3_200_004 if k < 3 else 3_200_007
         drawn = render_tray(seed, D6, n_dice=2, die_colour="black", tray="felt", die_size=run_die_size(first))

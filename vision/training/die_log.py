@@ -33,7 +33,7 @@ from vision.centre_pip import CENTRE_SIZE
 from vision.face_checks import cut
 from vision.read_dice import ReadDie
 from vision.recognise import CROP_MARGIN, CROP_SIZE
-from vision.training.tuning import CENSUS, SETS, _frames, _renderer_look
+from vision.training.tuning import CENSUS, SETS, renderer_look, set_frames
 
 # The columns of a log, each an array of one row a die (np.savez: no pickled objects).
 COLUMNS = ("tray", "die", "label", "face", "sure", "reason", "confidence", "accepted", "crop", "layout_crop")
@@ -80,14 +80,15 @@ def log_dice(name: str, first: int | None = None, trays: int = 250, look: dict |
     from vision.read import read_tray
 
     if name in CENSUS:
+        if dice is not None:
+            raise SystemExit(f"a census kind's throws are of {CENSUS[name][1]['dice']} dice: no --dice for {name!r}")
         name, options = CENSUS[name]
-        look = {**options.get("look", {}), **(look or {})}
-        dice = options.get("dice", dice)
+        look, dice = {**options.get("look", {}), **(look or {})}, options["dice"]
     elif name not in SETS:
         raise SystemExit(f"unknown set {name!r}: a tuning set ({', '.join(SETS)}) or a census kind "
                          f"({', '.join(CENSUS)})")
     rows: dict[str, list] = {column: [] for column in COLUMNS}
-    for tray, image, truth, model, expect in _frames(name, first, trays, _renderer_look(look), dice):
+    for tray, image, truth, model, expect in set_frames(name, first, trays, renderer_look(look), dice):
         with frames_read() as seen:
             reading = read_tray(image, model, expect=len(truth) if expect else None)
         found, _ = match_reading(reading, [box for _, box, _ in truth])
@@ -96,7 +97,7 @@ def log_dice(name: str, first: int | None = None, trays: int = 250, look: dict |
             if where is None:
                 raise RuntimeError(f"tray {tray}: die {j} of the reading matches no die read (vision.read changed "
                                    "how a reading is made of the dice read?)")
-            work, read = where
+            work, read_die = where
             rows["tray"].append(tray)
             rows["die"].append(j)
             rows["label"].append(truth[j][0])
@@ -105,8 +106,8 @@ def log_dice(name: str, first: int | None = None, trays: int = 250, look: dict |
             rows["reason"].append(die.reason or "")
             rows["confidence"].append(die.confidence)
             rows["accepted"].append(reading.status == "ok")
-            rows["crop"].append(cut(work, [read.candidate])[0])
-            rows["layout_crop"].append(cut(work, [read.candidate], CROP_MARGIN, CENTRE_SIZE)[0])
+            rows["crop"].append(cut(work, [read_die.candidate])[0])
+            rows["layout_crop"].append(cut(work, [read_die.candidate], CROP_MARGIN, CENTRE_SIZE)[0])
     crops = {"crop": (CROP_SIZE, CROP_SIZE, 3), "layout_crop": (CENTRE_SIZE, CENTRE_SIZE, 3)}
     return {column: (np.array(values, np.uint8).reshape(-1, *crops[column]) if column in crops else
                      np.array(values, np.float32 if column == "confidence" else None))

@@ -151,7 +151,7 @@ def check_tuning_seeds(first: int, trays: int) -> None:
                          f"{2 * BENCH_SEED_START - 1:,}: {trays} trays from seed {first:,}")
 
 
-def _frames(name: str, first: int | None, trays: int, look: dict, dice: int | None = None, runs: int = 0
+def set_frames(name: str, first: int | None, trays: int, look: dict, dice: int | None = None, runs: int = 0
             ) -> Iterator[tuple[str, np.ndarray, list, DieModel, bool]]:
     """(tray id, image, [(label, box, hazard)], model, read expecting the dice thrown) for each tray of a set; `dice`:
     that many dice a virtual tray (d6 and excape sets), read expecting them; `runs`: the trays in runs of that many,
@@ -177,7 +177,7 @@ def photo_set(name: str) -> Iterator:
             yield photo.path.name, photo
 
 
-def _renderer_look(look: dict | None) -> dict:
+def renderer_look(look: dict | None) -> dict:
     """A look given as JSON, for the renderer: its lists (colours, size ranges) as tuples."""
     return {key: tuple(value) if isinstance(value, list) else value for key, value in (look or {}).items()}
 
@@ -192,7 +192,7 @@ def _default_start(name: str) -> int:
 
 def _virtual_frame(name: str, seed: int, start: int, look: dict, dice: int | None = None
                    ) -> tuple[str, np.ndarray, list, DieModel, bool]:
-    """One virtual tray of a set, as _frames yields it: a hazard set's trays alternate d6 and Excape from its
+    """One virtual tray of a set, as set_frames yields it: a hazard set's trays alternate d6 and Excape from its
     `start`."""
     from vision.virtual_tray import render_tray
 
@@ -226,9 +226,9 @@ def read_set(name: str, trays: int = 250, first: int | None = None, look: dict |
         raise SystemExit(f"runs of throws (--runs) are for throws read expecting their dice (a throw set, or --dice) "
                          f"and at least 1: got {runs} for set {name!r}")
     record = SetRecord(name)
-    look = _renderer_look(look)
+    look = renderer_look(look)
     sides = DiceSides()
-    for k, (tray, image, truth, model, expect) in enumerate(_frames(name, first, trays, look, dice, runs)):
+    for k, (tray, image, truth, model, expect) in enumerate(set_frames(name, first, trays, look, dice, runs)):
         if runs and k % runs == 0:
             sides.forget()                  # another set of dice
         reading = read_tray(image, model, expect=len(truth) if expect else None, die_side=sides.side)
@@ -260,7 +260,7 @@ def show_tray(name: str, tray: str, out: Path, first: int | None = None, look: d
         raise SystemExit(f"unknown tuning set {name!r}; expected one of: {', '.join(SETS)}")
     if zoom < 1:
         raise SystemExit(f"--zoom must be at least 1, got {zoom}")
-    look = _renderer_look(look)
+    look = renderer_look(look)
     if name in PHOTO_SETS:
         photo = dict(photo_set(name)).get(tray)
         if photo is None:

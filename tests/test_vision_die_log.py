@@ -40,8 +40,11 @@ def test_a_census_kind_is_logged_as_its_throws_in_its_look(tmp_path: Path,
     assert not np.array_equal(kind["crop"], plain["crop"])          # the look drawn: marbled, not any
     with pytest.raises(SystemExit, match="unknown set 'gold'"):
         die_log.log_dice("gold")
-    with pytest.raises(SystemExit, match="throws are of 2 dice: no --dice"):
+    with pytest.raises(SystemExit, match="throws are of two dice: no --dice"):
         die_log.log_dice("marbled-d6-throws", first=8_131, trays=1, dice=3)
+    # The felt throws, a census kind that is a throw set: two black dice on felt, their look its own.
+    felt = die_log.log_dice("black-pairs-on-felt", first=8_131, trays=1)
+    assert list(felt["tray"]) == ["8131", "8131"] and not np.array_equal(felt["crop"], plain["crop"])
     out = tmp_path / "log.npz"
     assert die_log.main(["d6", str(out), "--first", "8128", "--trays", "1", "--dice", "2"]) == 0
     assert capsys.readouterr().out.strip() == f"{out}: 2 dice found, 2 read sure, 0 of them wrong"

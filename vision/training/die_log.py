@@ -81,9 +81,10 @@ def log_dice(name: str, first: int | None = None, trays: int = 250, look: dict |
 
     if name in CENSUS:
         if dice is not None:
-            raise SystemExit(f"a census kind's throws are of {CENSUS[name][1]['dice']} dice: no --dice for {name!r}")
+            raise SystemExit(f"a census kind's throws are of two dice: no --dice for {name!r}")
+        # A throw set's dice a throw are its own (tuning.THROW_SETS); the other kinds give theirs.
         name, options = CENSUS[name]
-        look, dice = {**options.get("look", {}), **(look or {})}, options["dice"]
+        look, dice = {**options.get("look", {}), **(look or {})}, options.get("dice")
     elif name not in SETS:
         raise SystemExit(f"unknown set {name!r}: a tuning set ({', '.join(SETS)}) or a census kind "
                          f"({', '.join(CENSUS)})")

@@ -506,8 +506,7 @@ def _read_at(image: np.ndarray, width: int, model: DieModel, tray: tuple[int, in
         overlapping = overlapping_dice([d.candidate for d in dice])
         for k, die in enumerate(dice):
             reason = doubt(die, k in overlapping, median_side, median_sharpness)
-            x, y, bw, bh = die.candidate.box
-            box = (round(x / scale), round(y / scale), round(bw / scale), round(bh / scale))
+            box, side = in_image(die, scale)
             if die.guess.appearance is None:     # a cut die the classifier could not call a die at all
                 face, confidence = UNKNOWN_FACE, 1.0 - die.guess.confidence
             else:
@@ -515,6 +514,13 @@ def _read_at(image: np.ndarray, width: int, model: DieModel, tray: tuple[int, in
                 confidence = die.guess.confidence
             sure = reason is None
             readings.append(DieReading(face=face, confidence=confidence if sure else min(confidence, 0.5),
-                                       sure=sure, box=box, reason=reason, side=float(die.candidate.side / scale)))
+                                       sure=sure, box=box, reason=reason, side=side))
     reason = _reroll_reason(readings, expect, w, h)
     return TrayReading(status="reroll" if reason else "ok", reason=reason, dice=tuple(readings))
+
+
+def in_image(die: ReadDie, scale: float) -> tuple[tuple[int, int, int, int], float]:
+    """A die read in a work frame `scale` times the image: its box (x, y, w, h) and its side in pixels of the image,
+    as its DieReading gives them."""
+    x, y, w, h = die.candidate.box
+    return (round(x / scale), round(y / scale), round(w / scale), round(h / scale)), float(die.candidate.side / scale)

@@ -63,13 +63,13 @@ def frames_read() -> Iterator[list[tuple[np.ndarray, list[ReadDie]]]]:
 def _read_where(seen: list[tuple[np.ndarray, list[ReadDie]]], width: int, box: tuple[int, int, int, int],
                 side: float) -> tuple[np.ndarray, ReadDie] | None:
     """The work frame and the die read there that a reading's die (its box and side in pixels of an image `width`
-    wide) was made from, as vision.read._read_at turns a die read into a DieReading: the last such, or None."""
+    wide) was made from, as vision.read turns a die read into a DieReading (in_image): the last such, or None."""
+    from vision.read import in_image
+
     for work, dice in reversed(seen):
         scale = work.shape[1] / width
         for die in dice:
-            x, y, w, h = die.candidate.box
-            if (round(x / scale), round(y / scale), round(w / scale), round(h / scale)) == tuple(box) and \
-                    float(die.candidate.side / scale) == side:
+            if in_image(die, scale) == (tuple(box), side):
                 return work, die
     return None
 

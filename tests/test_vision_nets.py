@@ -28,11 +28,11 @@ from vision.nets import (
     split_parts,
     tallied,
 )
-from vision.recognise import CROSS_CHECK_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
+from vision.recognise import CROSS_CHECK_WEIGHTS, FINE_WEIGHTS, QUICK_WEIGHTS, FaceNet, crops_to_blob
 from vision.recognise import WEIGHTS as FACE_WEIGHTS
 
-COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, CROSS_CHECK_WEIGHTS, FLAT_WEIGHTS,
-             FLAT_FIRST_WEIGHTS, FLAT_TAUGHT_WEIGHTS]
+COMMITTED = [LOCATOR_WEIGHTS, SECOND_LOCATOR_WEIGHTS, FACE_WEIGHTS, QUICK_WEIGHTS, CROSS_CHECK_WEIGHTS, FINE_WEIGHTS,
+             FLAT_WEIGHTS, FLAT_FIRST_WEIGHTS, FLAT_TAUGHT_WEIGHTS]
 
 
 @pytest.mark.parametrize(("net", "what"), [(Locator, "dice locator"), (FaceNet, "face classifier"),
@@ -119,12 +119,13 @@ def test_the_nets_input_is_each_image_at_zero_mean_and_unit_contrast_as_they_lea
 @pytest.mark.parametrize(("module", "weights", "loader", "what"), [
     ("vision.locate", "SECOND_WEIGHTS", "second_locator", "second dice locator"),
     ("vision.recognise", "CROSS_CHECK_WEIGHTS", "cross_check_net", "cross-check face classifier"),
+    ("vision.recognise", "FINE_WEIGHTS", "fine_net", "fine face classifier"),
     ("vision.flat", "FIRST_LOOK_WEIGHTS", "first_look_net", "lying-flat first look")])
 def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_starts(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, weights: str, loader: str, what: str) -> None:
     # The companion loads every net as it starts (vision.read.load_nets): a second locator (read for a throw short of a
-    # die) or a cross-check face classifier (for a die read as an X, or that looks marbled) missing from an install
-    # is refused then, by name, not in the middle of a game.
+    # die), a cross-check face classifier (for a die read as an X, or that looks marbled) or the fine one (for a
+    # colourful die's sure face) missing from an install is refused then, by name, not in the middle of a game.
     import importlib
 
     from vision.read import load_nets

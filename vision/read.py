@@ -48,7 +48,7 @@ from vision.locate import (
 from vision.models import D6, DieModel
 from vision.parts import with_big_dice, with_grown_dice, without_cluster_boxes, without_parts_of_sure_dice
 from vision.read_dice import FOREIGN_DIE, ReadDie, doubt, read_dice
-from vision.recognise import cross_check_net, face_net, face_net_for
+from vision.recognise import cross_check_net, face_net, face_net_for, fine_net
 from vision.result import UNKNOWN_FACE, DieReading, TrayReading, match_boxes
 from vision.second_looks import (
     is_dark,
@@ -309,6 +309,7 @@ def load_nets() -> None:
     second_locator()
     face_net()
     cross_check_net()
+    fine_net()
     flat_net()
     first_look_net()
     taught_flat_net()

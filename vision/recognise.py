@@ -102,6 +102,14 @@ CROSS_CHECK_WEIGHTS = WEIGHTS.with_name("faces_cross.onnx")
 MARBLED_SPREAD = 20.0
 SPREAD_PERCENTILE = 60
 MIDDLE = 9
+# A fourth net, the fine one, reads a die cut at CROP_MARGIN at vision.centre_pip.CENTRE_SIZE (64 px, the crop the
+# pip-layout checks fit) instead of CROP_SIZE: a die 40 px wide in the frame keeps its own pixels there, where the
+# nets above see it shrunk to ~20 px and a marbled die's gold swirls look like pips. It learned from the reader's own
+# crops of rendered dice (marbled, gold-pip, plain, on felt) and of the train split's photos, with their true faces
+# (vision.training.train_fine), and reads only the faces of the built-in models (FINE_CLASSES). The reader asks it
+# whether a colourful die's sure face is one it sees otherwise (vision.face_checks.with_fine_faces_checked).
+FINE_WEIGHTS = WEIGHTS.with_name("faces_fine.onnx")
+FINE_CLASSES: tuple[str, ...] = CLASSES[:CLASSES.index("symbol:cross") + 1]
 # Faces one pip apart (Excape's 6 and 7) are always read by the full net: the quick net was at times near certain
 # of a 7 on a 6 the full net doubted.
 QUICK_NEVER_ALONE = frozenset().union(*CLOSE_PAIRS)
@@ -378,6 +386,13 @@ def cross_check_net() -> FaceNet:
     """The net that reads again the dice read as an X and, beside the full net, those that look marbled
     (CROSS_CHECK_WEIGHTS), loaded on first use (never at import)."""
     return FaceNet(CROSS_CHECK_WEIGHTS, "cross-check face classifier")
+
+
+@cache
+def fine_net() -> FaceNet:
+    """The net that reads a sure face of a colourful die again at CENTRE_SIZE (FINE_WEIGHTS; its logits are over
+    FINE_CLASSES), loaded on first use (never at import)."""
+    return FaceNet(FINE_WEIGHTS, "fine face classifier")
 
 
 @cache

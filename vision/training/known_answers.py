@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.centre_pip import CENTRE_SIZE
 from vision.flat import flat_inputs
 from vision.locate import STRIDE, LocatedDie, to_locator_scale, to_work
 from vision.models import D6
@@ -48,9 +49,10 @@ def recorded_inputs() -> dict[str, tuple[np.ndarray, str]]:
     left = int(np.clip(round(cx * scale) - w // 2, 0, small.shape[1] - w)) // STRIDE * STRIDE
     frame = crops_to_blob(small[None, top:top + h, left:left + w])
     crops = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2]) for d in dice]))
+    fine = crops_to_blob(np.stack([crop_die(work, d.rect[0], d.side, d.rect[2], size=CENTRE_SIZE) for d in dice]))
     flat = flat_inputs(work, dice)
     return {"locator": (frame, "maps"), "locator_second": (frame, "maps"), "faces": (crops, "logits"),
-            "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"),
+            "faces_quick": (crops, "logits"), "faces_cross": (crops, "logits"), "faces_fine": (fine, "logits"),
             "flat": (flat, "logits"), "flat_first": (flat, "logits"), "flat_taught": (flat, "logits")}
 
 

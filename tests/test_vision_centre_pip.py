@@ -165,3 +165,30 @@ def test_fewer_pips_than_a_seven_fit_their_own_layout_better_than_a_sevens() -> 
     for layout in (*marbled[3:], plain[1]):
         seven, fewer = layout.seven_and_fewer_pips
         assert max(fewer.values()) < seven, (seven, fewer)
+
+
+def test_a_face_of_pips_fits_no_other_layout_far_better_and_more_pips_far_worse() -> None:
+    # The fine face net's word against a sure face of pips stands only where the crop fits the other face's layout
+    # clearly and far better (vision.face_checks.with_fine_faces_checked). Drawn plain faces: each fits its own layout
+    # by the check's bar, no other layout far better (fewer pips may fit as well: a 3's middle pip is a 1's, seen on
+    # a smaller face), and every layout of more pips far worse: a face read with more pips than it shows is the
+    # misread the check is for. Drawn marbled faces, gold pips on a purple body with a white band across it: each
+    # fits its own layout by the bar and every layout of more pips far worse, but the band, lying along a diagonal,
+    # fits a 2's layout on every face: the layouts alone cannot tell such a face, the net's word is needed too.
+    from vision.centre_pip import pip_layout_fits
+    from vision.face_checks import FINE_OTHER_BETTER, FINE_OTHER_FIT
+
+    for pips in range(1, 8):
+        fits = pip_layout_fits(_face_crop(pips))
+        assert fits[pips] >= FINE_OTHER_FIT and max(fits.values()) - fits[pips] < FINE_OTHER_BETTER, (pips, fits)
+        assert all(fits[pips] - fits[more] >= FINE_OTHER_BETTER for more in range(pips + 1, 8)), (pips, fits)
+        marbled = pip_layout_fits(_marbled_face_crop(pips))
+        assert marbled[pips] >= FINE_OTHER_FIT, (pips, marbled)
+        assert all(marbled[pips] - marbled[more] >= FINE_OTHER_BETTER for more in range(max(pips + 1, 3), 8)), \
+            (pips, marbled)
+        assert marbled[2] - marbled[pips] >= FINE_OTHER_BETTER or pips == 2
+    assert set(pip_layout_fits(_face_crop(3), (3, 5))) == {3, 5}
+    with pytest.raises(ValueError, match="64 px"):
+        pip_layout_fits(np.zeros((40, 40, 3), np.uint8))
+    with pytest.raises(ValueError, match=r"no pip layout for \[8\]"):
+        pip_layout_fits(_face_crop(3), (3, 8))

@@ -17,6 +17,7 @@ from vision.face_checks import (
     judged_lying_flat,
     made_unsure,
     with_faces_cross_checked,
+    with_fine_faces_checked,
     with_middle_pips_judged,
     with_twos_middles_judged,
 )
@@ -219,6 +220,7 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = with_middle_pips_judged(work, located_kept, first_kept, final, model)
         final = with_twos_middles_judged(work, located_kept, final, model)
         final = with_faces_cross_checked(crops_kept, final, model)
+        final = with_fine_faces_checked(work, located_kept, crops_kept, final, model)
     foreign = [None] * len(kept) if model.taught else foreign_faces(first_kept.logits, model)
     dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean), foreign=other) for
             i, guess, sharp, iso, lean, other in zip(kept, final, sharpness, isotropy, leaning, foreign, strict=True)]

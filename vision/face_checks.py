@@ -2,7 +2,8 @@
 unsure one: a die the lying-flat check is sure of, read again without the classifier's "tilted"; Excape's 6 and 7,
 and a sure 2 (a 3 whose middle pip is half lost), judged by the middle of the face alone (vision.centre_pip); and a
 sure face that may be one pip, or a part, of a bigger die (one pip of a dark 2 read as a 1, half a dark 6 read as a
-3), looked at cut wider, shifted, and in the window the second locator reads around it."""
+3), looked at cut wider, shifted, and in the window the second locator reads around it; and a colourful die's sure
+face that a net reading it at 64 px sees as another face."""
 
 from __future__ import annotations
 
@@ -467,15 +468,15 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
     them (the spread is measured on them); a crop at CENTRE_SIZE is cut for each die checked only."""
     if model.taught:
         return final
-    picked = [k for k, guess in enumerate(final) if guess.sure and guess.appearance is not None]
+    faces = [f.appearance for f in model.faces]
+    picked = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in faces]
     checked = [k for k, colourful in zip(picked, looks_marbled(crops[picked], FINE_CHECKED_SPREAD), strict=True)
                if colourful]
     if not checked:
         return final
-    faces = [f.appearance for f in model.faces]
     fine = cut(work, [located[k] for k in checked], CROP_MARGIN, CENTRE_SIZE)
     seen = softmax(fine_net().run(fine)[:, [FINE_CLASSES.index(face) for face in faces]])
-    doubted = set()
+    doubted: set[int] = set()
     for k, crop, probabilities in zip(checked, fine, seen, strict=True):
         own = faces.index(final[k].appearance)
         others = probabilities.copy()

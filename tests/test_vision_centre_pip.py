@@ -173,8 +173,9 @@ def test_a_face_of_pips_fits_no_other_layout_far_better_and_more_pips_far_worse(
     # by the check's bar, no other layout far better (fewer pips may fit as well: a 3's middle pip is a 1's, seen on
     # a smaller face), and every layout of more pips far worse: a face read with more pips than it shows is the
     # misread the check is for. Drawn marbled faces, gold pips on a purple body with a white band across it: each
-    # fits its own layout by the bar and every layout of more pips far worse, but the band, lying along a diagonal,
-    # fits a 2's layout on every face: the layouts alone cannot tell such a face, the net's word is needed too.
+    # fits its own layout by the bar and every layout of more pips but a 2's far worse: the band, lying along a
+    # diagonal, fits a 2's layout on every face (132 against 59-82), so the layouts alone cannot tell such a face and
+    # the net's word is needed too.
     from vision.centre_pip import pip_layout_fits
     from vision.face_checks import FINE_OTHER_BETTER, FINE_OTHER_FIT
 
@@ -186,7 +187,6 @@ def test_a_face_of_pips_fits_no_other_layout_far_better_and_more_pips_far_worse(
         assert marbled[pips] >= FINE_OTHER_FIT, (pips, marbled)
         assert all(marbled[pips] - marbled[more] >= FINE_OTHER_BETTER for more in range(max(pips + 1, 3), 8)), \
             (pips, marbled)
-        assert marbled[2] - marbled[pips] >= FINE_OTHER_BETTER or pips == 2
     assert set(pip_layout_fits(_face_crop(3), (3, 5))) == {3, 5}
     with pytest.raises(ValueError, match="64 px"):
         pip_layout_fits(np.zeros((40, 40, 3), np.uint8))

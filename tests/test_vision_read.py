@@ -482,7 +482,7 @@ def test_gold_pips_on_a_marbled_die_are_not_read_as_a_cross(monkeypatch: pytest.
     monkeypatch.setattr(recognise, "QUICK_CROSS_AGREED", frozenset())
     # The X cross-check (session 29) sees no X there either, nor the fine net (session 58): switched off too.
     monkeypatch.setattr(face_checks, "CROSS_CHECKED", 0.0)
-    monkeypatch.setattr(face_checks, "FINE_ANOTHER_SEEN", np.inf)
+    _without_the_fine_check(monkeypatch)
     alone = read_tray(rendered.image, EXCAPE, expect=len(labels))
     assert alone.status == "ok" and "X" in [d.face for d in alone.dice if d.sure]
 

@@ -448,10 +448,10 @@ def with_faces_cross_checked(crops: np.ndarray, final: list[FaceGuess], model: D
 # not thrown, every die changed one read wrong before (19 made unsure, 2 read right), every other kind bit for bit;
 # the tuning battery as before (one hazard die's reading moved, unsure either way), and shifted by 20,000,000 a
 # marbled 1 read as a 2 in an accepted tray read right (vision/training/README.md, session 58). Its cost: the fine net
-# reads 2.1 dice a bench speed frame (~0.3 ms each), the layouts are fitted on the few it doubts; the frame 1.05-1.06
-# times the time, side by side. Asked only of faces read under 0.95 (every die caught in the logs was read at 0.92 or
-# less), 1.01-1.02 times, and the census read the same, but that shifted battery's 1, read as a 2 at 0.963, went
-# through again: not kept.
+# reads 2.1 dice a bench speed frame (~0.2 ms each), the layouts are fitted on the few it doubts; the frame 1.048
+# times the time, side by side (1.061 before the net ran on the classic engine). Asked only of faces read under 0.95
+# (every die caught in the logs was read at 0.92 or less), 1.01-1.02 times, and the census read the same, but that
+# shifted battery's 1, read as a 2 at 0.963, went through again: not kept.
 FINE_CHECKED_SPREAD = 5.0
 FINE_OWN_UNSEEN = 0.02
 FINE_ANOTHER_SEEN = 0.9

@@ -468,7 +468,8 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
     them (the spread is measured on them); a crop at CENTRE_SIZE is cut for each die checked only."""
     if model.taught:
         return final
-    faces = [f.appearance for f in model.faces]
+    model_faces = model.faces
+    faces = [f.appearance for f in model_faces]
     picked = [k for k, guess in enumerate(final) if guess.sure and guess.appearance in faces]
     checked = [k for k, colourful in zip(picked, looks_marbled(crops[picked], FINE_CHECKED_SPREAD), strict=True)
                if colourful]
@@ -484,19 +485,14 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
         other = int(others.argmax())
         if probabilities[own] >= FINE_OWN_UNSEEN or others[other] < FINE_ANOTHER_SEEN:
             continue
-        pips = [_pips_of(faces[own]), _pips_of(faces[other])]
-        if None in pips:
+        read_pips, other_pips = model_faces[own].pips, model_faces[other].pips
+        if read_pips is None or other_pips is None:
             doubted.add(k)          # an X read or seen: the net's word alone
             continue
-        fits = pip_layout_fits(crop, tuple(pips))
-        if fits[pips[1]] >= FINE_OTHER_FIT and fits[pips[1]] - fits[pips[0]] >= FINE_OTHER_BETTER:
+        fits = pip_layout_fits(crop, (read_pips, other_pips))
+        if fits[other_pips] >= FINE_OTHER_FIT and fits[other_pips] - fits[read_pips] >= FINE_OTHER_BETTER:
             doubted.add(k)
     return made_unsure(final, doubted)
-
-
-def _pips_of(appearance: str) -> int | None:
-    """The number of pips a face of pips shows ("pips:5" -> 5); None for any other face."""
-    return int(appearance.removeprefix("pips:")) if appearance.startswith("pips:") else None
 
 
 def judged_lying_flat(first: View, final: list[FaceGuess], leaning: np.ndarray, crops: np.ndarray,

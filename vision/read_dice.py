@@ -16,6 +16,7 @@ from vision.face_checks import (
     doubted_parts,
     judged_lying_flat,
     made_unsure,
+    with_colourful_faces_read_finely,
     with_faces_cross_checked,
     with_fine_faces_checked,
     with_middle_pips_judged,
@@ -210,9 +211,11 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     # the others (vision.flat). A taught die's every die is measured by the check for taught dice.
     leaning = not_flat(work, located_kept, taught=True) if model.taught else not_flat(
         work, located_kept, [not guess.sure or guess.appearance == "symbol:cross" for guess in final])
+    foreign = [None] * len(kept) if model.taught else foreign_faces(first_kept.logits, model)
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         judged = judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net, lying_flat, sure_from)
+        judged = with_colourful_faces_read_finely(work, located_kept, crops_kept, judged, foreign, model)
         final = doubted_ones(work, compared, judged, model, net)
         final = doubted_parts(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and
@@ -221,7 +224,6 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
         final = with_twos_middles_judged(work, located_kept, final, model)
         final = with_faces_cross_checked(crops_kept, final, model)
         final = with_fine_faces_checked(work, located_kept, crops_kept, final, model)
-    foreign = [None] * len(kept) if model.taught else foreign_faces(first_kept.logits, model)
     dice = [ReadDie(read[i].candidate, guess, float(sharp), float(iso), float(lean), foreign=other) for
             i, guess, sharp, iso, lean, other in zip(kept, final, sharpness, isotropy, leaning, foreign, strict=True)]
     return with_symbols_judged(work, [d for d in dice if counts_as_die(d)])

@@ -109,6 +109,8 @@ def test_dice_far_smaller_or_bigger_than_usual_are_read_again_at_their_scale(
     assert reading.status == "ok" and faces_are(reading, labels)
     assert (widths[-1] > 640) == enlarged and widths[-1] != 640 and len(widths) <= 1 + read.RESCALED_READS
     _no_reading_again(monkeypatch)
+    # (Since session 59 the fine face net reads 7,622's one unclear die right at WORK_WIDTH: left out here.)
+    monkeypatch.setattr(face_checks, "FINE_READ_SURE", np.inf)
     assert read_tray(rendered.image, D6, expect=len(labels)).status == "reroll"
 
 

@@ -508,8 +508,8 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
 # locator sees at FINE_READ_SEEN or more: one partly hidden or cut off is seen faintly, and the fine net, which learned
 # no such dice, reads what is left of its face as a face. On the tuning battery, a finger lay over a white 5's middle
 # pip (hand tray 3,004,117, the die seen at 0.37): the four corners left were read as a sure 4, and the tray accepted;
-# a 7 cut by the frame's edge (seen at 0.23) as a 6. On gold-pip census throws there (below), boxes on no die were
-# read at 0.42 and 0.50, while the dice read right were seen at 0.46 or more (1 in 100), 0.54 or more (5 in 100).
+# a 7 cut by the frame's edge (seen at 0.23) as a 6. On the gold-pip throws of the ranges below (500 a kind), boxes
+# on no die were read at 0.42 and 0.50, and the dice read right were seen at 0.46 or more (99 in 100), 0.54 (95).
 # Chosen on session 57's and 58's die logs of the reader (vision.training.die_log: gold-pip d6 9,933,000+, gold-pip
 # Excape 9,948,500+, marbled, plain and felt throws; the fine net learned none of them), the dice left unclear: of
 # those whose colours spread 5 or more, the fine net saw 1,210 at 0.9 or more, 1,206 of them as their face; the four
@@ -535,8 +535,8 @@ def with_colourful_faces_read_finely(work: np.ndarray, located: list[LocatedDie]
     spread (FINE_READ_SPREAD) read as the face the fine face net sees at FINE_READ_SURE or more among all its
     classes, sure, when the model has that face and it is not one of FINE_NOT_READ; only for a die the locator sees
     at FINE_READ_SEEN or more, not a faint spot, nor a die with a face of other dice (`foreign`,
-    vision.recognise.foreign_faces). crops: the dice's crops as the classifier
-    reads them (the spread is measured on them); a crop at CENTRE_SIZE is cut for each die read again only."""
+    vision.recognise.foreign_faces). crops: the dice's crops as the classifier reads them (the spread is measured on
+    them); a crop at CENTRE_SIZE is cut for each die read again only."""
     if model.taught:
         return final
     faces = {f.appearance for f in model.faces} - FINE_NOT_READ

@@ -2195,7 +2195,7 @@ def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
 @pytest.mark.parametrize(("seed", "model"), [(9_933_005, D6), (9_948_513, EXCAPE)])
 def test_an_unsure_colourful_die_is_read_by_the_fine_net(monkeypatch: pytest.MonkeyPatch, seed: int,
                                                          model: DieModel) -> None:
-    # Census throws of two gold-pip marbled dice (session 57 and 58's die logs): a die the classifier left unsure,
+    # Census throws of two gold-pip marbled dice (sessions 57 and 58's die logs): a die the classifier left unsure,
     # which the fine face net, reading it at 64 px, sees as the face thrown at 0.9 or more
     # (face_checks.with_colourful_faces_read_finely). The throw is accepted, read right; before, it was re-rolled.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")

@@ -125,7 +125,8 @@ def test_a_net_read_only_at_times_is_named_in_its_errors_when_the_companion_star
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, weights: str, loader: str, what: str) -> None:
     # The companion loads every net as it starts (vision.read.load_nets): a second locator (read for a throw short of a
     # die), a cross-check face classifier (for a die read as an X, or that looks marbled) or the fine one (for a
-    # colourful die's sure face) missing from an install is refused then, by name, not in the middle of a game.
+    # colourful die, its face sure or not) missing from an install is refused then, by name, not in the middle of a
+    # game.
     import importlib
 
     from vision.read import load_nets

@@ -107,7 +107,8 @@ MIDDLE = 9
 # nets above see it shrunk to ~20 px and a marbled die's gold swirls look like pips. It learned from the reader's own
 # crops of rendered dice (marbled, gold-pip, plain, on felt) and of the train split's photos, with their true faces
 # (vision.training.train_fine), and reads only the faces of the built-in models (FINE_CLASSES). The reader asks it
-# whether a colourful die's sure face is one it sees otherwise (vision.face_checks.with_fine_faces_checked).
+# whether a colourful die's sure face is one it sees otherwise (vision.face_checks.with_fine_faces_checked), and
+# which face a colourful die the other nets leave unsure shows (with_colourful_faces_read_finely).
 FINE_WEIGHTS = WEIGHTS.with_name("faces_fine.onnx")
 FINE_CLASSES: tuple[str, ...] = CLASSES[:CLASSES.index("symbol:cross") + 1]
 # Faces one pip apart (Excape's 6 and 7) are always read by the full net: the quick net was at times near certain
@@ -390,7 +391,7 @@ def cross_check_net() -> FaceNet:
 
 @cache
 def fine_net() -> FaceNet:
-    """The net that reads a sure face of a colourful die again at CENTRE_SIZE (FINE_WEIGHTS; its logits are over
+    """The net that reads a colourful die again at CENTRE_SIZE, its face sure or not (FINE_WEIGHTS; its logits are over
     FINE_CLASSES), loaded on first use (never at import). OpenCV 5.0's classic engine runs it ~1.5-2 times as fast as
     the new one (1, 2 and 4 crops: 0.17, 0.33 and 0.64 ms against 0.26-0.36, 0.50 and 0.99 on the dev machine's core),
     with the same logits to 4e-6; OpenCV 5.1 has no classic engine, and runs it on the one it has."""

@@ -4,8 +4,9 @@ The reader's face nets read a die at CROP_SIZE (28 px); a die 40 px wide in the 
 and the swirls of a marbled die with gold pips then look like pips. This net reads the same die cut at the same
 margin but at CENTRE_SIZE (64 px: the crop the pip-layout checks fit), and it learns from the very crops the reader
 cuts, boxes off-centre, parts of dice and all: `vision.training.die_log` logs of census kinds read on training seeds,
-each die's crop with its true face (the die's label, whatever the reader made of it). The reader asks it only
-whether a face read sure is one it sees otherwise (vision.face_checks.with_fine_faces_checked).
+each die's crop with its true face (the die's label, whatever the reader made of it). The reader asks it whether a
+face read sure is one it sees otherwise (vision.face_checks.with_fine_faces_checked), and which face a die left
+unsure shows (with_colourful_faces_read_finely, session 59).
 
     PYTHONPATH=. /tmp/trainvenv/bin/python -m vision.training.train_fine LOG.npz [LOG.npz ...] --out faces_fine.onnx
         [--real PHOTOS_LOG.npz --real-repeats 4] [--epochs 7] [--threads 2]

@@ -2289,6 +2289,27 @@ def test_the_fine_nets_word_against_a_face_of_pips_needs_the_layout_too(test_dat
     assert len([d for d in unchecked.dice if d.face == "6"]) < len(sixes)
 
 
+@pytest.mark.parametrize(("seed", "model", "look", "thrown", "read_as"), [
+    (35_000_209, D6, {"pip_colour": "gold"}, "6", "4"), (35_012_342, EXCAPE, {"pip_colour": "gold"}, "5", "7"),
+    (35_032_396, D6, {}, "4", "2")])
+def test_the_fine_nets_word_alone_doubts_a_face_read_under_near_certain(
+        monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, look: dict, thrown: str, read_as: str) -> None:
+    # Census throws of two marbled dice (session 60's die logs), each accepted with a face not thrown: a gold-pip 6
+    # read as a 4 at 0.74, a gold-pip 5 as a 7 at 0.90, a 4 as a 2 at 0.66. The fine face net sees the face thrown at
+    # 0.99 and the face read under 0.005, but the crops fit the faces' layouts no clearer (FINE_OTHER_FIT) or the
+    # face read better (a 4's pips are a 2's too). A face read under FINE_LAYOUT_ASKED_FROM needs no layout's word:
+    # the throw is refused. With every face asking it, as before, it is accepted wrong.
+    rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", **look)
+    truth = [d.label for d in rendered.dice]
+    assert thrown in truth and read_as not in truth
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    monkeypatch.setattr(face_checks, "FINE_LAYOUT_ASKED_FROM", 0.0)
+    unchecked = read_tray(rendered.image, model, expect=2)
+    assert unchecked.status == "ok" and read_as in unchecked.faces
+
+
 def test_a_die_the_locator_sees_surely_is_not_looked_around(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tuning tray 2,000,250: two 1s, a 2 and a 3 read sure, each boxed a little smaller than the other dice (0.90-0.98
     # of their side), which is what asks the second locator's window around a 1 or a part of a die. Each was seen by

@@ -433,39 +433,51 @@ def with_faces_cross_checked(crops: np.ndarray, final: list[FaceGuess], model: D
 
 # A die read as a sure face whose crop's colours spread FINE_CHECKED_SPREAD or more (colour_spread: marbled dice, and
 # dice of strong colours) is read again by the fine face net (vision.recognise.fine_net: the die at 64 px), and made
-# unsure when that net, among the model's faces, gives its face under FINE_OWN_UNSEEN and another face
-# FINE_ANOTHER_SEEN or more, and, both faces being of pips, the crop fits that other face's layout
-# (centre_pip.pip_layout_fits) by FINE_OTHER_FIT and FINE_OTHER_BETTER better than its own. The net reads 95% of the
-# train split's validation photos' dice right (99.0-99.95% of fresh virtual dice): sure of another face at these bars,
-# it was wrong on one real die there, a yellow marbled 6 seen as a 5 at 0.99, whose crop fits no 5's layout (0.3);
-# a light swirl along a marbled face's diagonal fits a 2's layout, so the layouts alone are no answer either. Chosen
-# on die logs of the reader as it stood (vision.training.die_log: session 57's gold-pip d6, marbled d6, d6 and felt
-# throws, 9,933,000-9,946,499; gold-pip, marbled and plain Excape throws 9,948,500+, 33,500,000+ and 33,510,000+,
-# 1,500 each; the train split's photos): of 42 dice read sure and wrong, 19 are caught (16 in throws accepted), and
-# none of the 34,955 read right (1,468 of them real) is made unsure. FINE_OWN_UNSEEN 0.05 would catch 23 but lose a
-# gold-pip 2 whose 1's layout fits 40 better (a pip lost in its swirls). Judged on a census no bar was chosen on
-# (33,000,000+, 3,000 throws a kind): gold-pip d6 15 -> 8 and gold-pip Excape 15 -> 4 throws accepted with a face
-# not thrown, every die changed one read wrong before (19 made unsure, 2 read right), every other kind bit for bit;
-# the tuning battery as before (one hazard die's reading moved, unsure either way), and shifted by 20,000,000 a
-# marbled 1 read as a 2 in an accepted tray read right (vision/training/README.md, session 58). Its cost: the fine net
-# reads 2.1 dice a bench speed frame (~0.2 ms each), the layouts are fitted on the few it doubts; the frame 1.048
-# times the time, side by side (1.061 before the net ran on the classic engine). Asked only of faces read under 0.95
-# (every die caught in the logs was read at 0.92 or less), 1.01-1.02 times, and the census read the same, but that
-# shifted battery's 1, read as a 2 at 0.963, went through again: not kept.
+# unsure when that net, among the model's faces, gives its face under FINE_OWN_UNSEEN and another face FINE_ANOTHER_SEEN
+# or more, and, both faces being of pips (and the face read near certain: FINE_LAYOUT_ASKED_FROM), the crop fits that
+# other face's layout (centre_pip.pip_layout_fits) by FINE_OTHER_FIT and FINE_OTHER_BETTER better than its own. The net
+# reads 95% of the train split's validation photos' dice right (99.0-99.95% of fresh virtual dice): sure of another face
+# at these bars, it was wrong on one real die there, a yellow marbled 6 seen as a 5 at 0.99, whose crop fits no 5's
+# layout (0.3); a light swirl along a marbled face's diagonal fits a 2's layout, so the layouts alone are no answer
+# either. Chosen on die logs of the reader as it stood (vision.training.die_log: session 57's gold-pip d6, marbled d6,
+# d6 and felt throws, 9,933,000-9,946,499; gold-pip, marbled and plain Excape throws 9,948,500+, 33,500,000+ and
+# 33,510,000+, 1,500 each; the train split's photos): of 42 dice read sure and wrong, 19 are caught (16 in throws
+# accepted), and none of the 34,955 read right (1,468 of them real) is made unsure. FINE_OWN_UNSEEN 0.05 would catch 23
+# but lose a gold-pip 2 whose 1's layout fits 40 better (a pip lost in its swirls). Judged on a census no bar was chosen
+# on (33,000,000+, 3,000 throws a kind): gold-pip d6 15 -> 8 and gold-pip Excape 15 -> 4 throws accepted with a face not
+# thrown, every die changed one read wrong before (19 made unsure, 2 read right), every other kind bit for bit; the
+# tuning battery as before (one hazard die's reading moved, unsure either way), and shifted by 20,000,000 a marbled 1
+# read as a 2 in an accepted tray read right (vision/training/README.md, session 58). Its cost: the fine net reads 2.1
+# dice a bench speed frame (~0.2 ms each), the layouts are fitted on the few it doubts; the frame 1.048 times the time,
+# side by side (1.061 before the net ran on the classic engine). Asked only of faces read under 0.95 (every die caught
+# in the logs was read at 0.92 or less), 1.01-1.02 times, and the census read the same, but that shifted battery's 1,
+# read as a 2 at 0.963, went through again: not kept.
 FINE_CHECKED_SPREAD = 5.0
 FINE_OWN_UNSEEN = 0.02
 FINE_ANOTHER_SEEN = 0.9
 FINE_OTHER_FIT = 20.0
 FINE_OTHER_BETTER = 10.0
+# Only a face the other nets read at FINE_LAYOUT_ASKED_FROM or more needs the layout's word besides the fine net's: one
+# they read less surely is doubted on the fine net's word alone. A gold pip lost in a swirl, or swirls taken for pips,
+# leave a crop that fits no layout clearly, or the face read better (a 4's pips are a 2's too), and the layout then
+# spoke for the wrong face. Chosen on session 60's die logs (gold-pip, marbled, plain and felt throws, 35,000,000+;
+# the train split's photos; 39,740 dice read sure): of the dice whose colours spread, the fine net gave the face read
+# under FINE_OWN_UNSEEN and another face FINE_ANOTHER_SEEN or more to 7, and the layouts let all 7 stand: 6 read wrong,
+# at 0.66-0.90, and the yellow marbled 6 above, a real die read right at 0.971. Judged on a census no bar was chosen
+# on (35,100,000+, 3,000 throws a kind): three dice changed, each read wrong before (two unsure now, one right);
+# throws accepted with a face not thrown, gold-pip d6 6 -> 5 and gold-pip Excape 2 -> 0, every other kind bit for bit
+# (vision/training/README.md, session 60).
+FINE_LAYOUT_ASKED_FROM = 0.95
 
 
 def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: np.ndarray, final: list[FaceGuess],
                             model: DieModel) -> list[FaceGuess]:
     """The final guesses of a built-in model, each sure face of a die whose crop's colours spread
     (FINE_CHECKED_SPREAD) made unsure when the fine face net sees another face surely (FINE_ANOTHER_SEEN) and its
-    own hardly (FINE_OWN_UNSEEN), and, both faces of pips, its crop fits the other face's layout clearly
-    (FINE_OTHER_FIT) and far better than its own (FINE_OTHER_BETTER). crops: the dice's crops as the classifier reads
-    them (the spread is measured on them); a crop at CENTRE_SIZE is cut for each die checked only."""
+    own hardly (FINE_OWN_UNSEEN), and, both faces of pips and the face read at FINE_LAYOUT_ASKED_FROM or more, its
+    crop fits the other face's layout clearly (FINE_OTHER_FIT) and far better than its own (FINE_OTHER_BETTER).
+    crops: the dice's crops as the classifier reads them (the spread is measured on them); a crop at CENTRE_SIZE is
+    cut for each die checked only."""
     if model.taught:
         return final
     model_faces = model.faces
@@ -486,8 +498,8 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
         if probabilities[own] >= FINE_OWN_UNSEEN or others[other] < FINE_ANOTHER_SEEN:
             continue
         read_pips, other_pips = model_faces[own].pips, model_faces[other].pips
-        if read_pips is None or other_pips is None:
-            doubted.add(k)          # an X read or seen: the net's word alone
+        if read_pips is None or other_pips is None or final[k].confidence < FINE_LAYOUT_ASKED_FROM:
+            doubted.add(k)          # an X read or seen, or a face read under near certain: the net's word alone
             continue
         fits = pip_layout_fits(crop, (read_pips, other_pips))
         if fits[other_pips] >= FINE_OTHER_FIT and fits[other_pips] - fits[read_pips] >= FINE_OTHER_BETTER:

@@ -54,9 +54,11 @@ def _without_the_swirls_check(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _without_the_fine_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No sure face doubted by the fine face net (face_checks.FINE_ANOTHER_SEEN out of reach): for the counterfactuals
-    of checks made before session 58, some of whose marbled misreads that check now makes unsure too."""
+    """No sure face doubted by the fine face net (face_checks.FINE_ANOTHER_SEEN and FINE_ANOTHER_LIKELY out of reach):
+    for the counterfactuals of checks made before session 58, some of whose marbled misreads that check now makes
+    unsure too."""
     monkeypatch.setattr(face_checks, "FINE_ANOTHER_SEEN", np.inf)
+    monkeypatch.setattr(face_checks, "FINE_ANOTHER_LIKELY", np.inf)
 
 
 def _without_the_fine_read(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -863,6 +865,7 @@ def test_a_marbled_die_the_quick_net_reads_near_certain_under_its_bar_is_read_by
     reading = read_tray(rendered.image, EXCAPE, expect=2)
     assert reading.status == "ok" and sorted(d.face for d in reading.dice) == ["2", "7"]
     monkeypatch.setattr(recognise.face_net_for(EXCAPE), "marbled_certain", recognise.QUICK_CERTAIN)
+    _without_the_fine_check(monkeypatch)    # (session 60: the fine net, with the layouts, doubts that 4 too)
     unchecked = read_tray(rendered.image, EXCAPE, expect=2)
     assert unchecked.status == "ok" and sorted(d.face for d in unchecked.dice) == ["4", "7"]
 
@@ -2179,7 +2182,8 @@ def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
     # Census throws of two gold-pip marbled dice (session 58's die logs), each accepted with a face not thrown: a 3
     # and a 4 read as 5s, swirls taken for pips, and a 2 read as an X. The fine face net, reading the die at 64 px,
     # sees the face thrown at 0.96-0.99 and the face read under 0.02, and the 3 and the 4 fit their own layout far
-    # better than a 5's (face_checks.with_fine_faces_checked). With its bar out of reach, the throw is accepted wrong.
+    # better than a 5's (face_checks.with_fine_faces_checked). With its bars out of reach (session 60's looser ones
+    # too: they doubt the 3 and the 4 as well), the throw is accepted wrong.
     _without_the_fine_read(monkeypatch)     # (session 59: it reads some of these throws' unsure dice right)
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
     truth = [d.label for d in rendered.dice]
@@ -2187,7 +2191,7 @@ def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
     reading = read_tray(rendered.image, model, expect=2)
     assert reading.status == "reroll"
     _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    monkeypatch.setattr(face_checks, "FINE_ANOTHER_SEEN", np.inf)
+    _without_the_fine_check(monkeypatch)
     unchecked = read_tray(rendered.image, model, expect=2)
     assert unchecked.status == "ok" and unchecked.faces.count(read_as) == truth.count(read_as) + 1
 
@@ -2308,6 +2312,80 @@ def test_the_fine_nets_word_alone_doubts_a_face_read_under_near_certain(
     monkeypatch.setattr(face_checks, "FINE_LAYOUT_ASKED_FROM", 0.0)
     unchecked = read_tray(rendered.image, model, expect=2)
     assert unchecked.status == "ok" and read_as in unchecked.faces
+
+
+@pytest.mark.parametrize(("seed", "model", "thrown", "read_as"), [
+    (35_000_673, D6, "3", "5"), (35_002_510, D6, "4", "5"), (35_091_429, EXCAPE, "2", "4")])
+def test_a_face_the_fine_net_and_the_layouts_see_as_another_is_unsure(
+        monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, thrown: str, read_as: str) -> None:
+    # Census throws of two gold-pip marbled dice (session 60's die logs), each accepted with a face not thrown: swirls
+    # read as more pips, a 3 and a 4 as 5s and a 2 as a 4, at 0.73-0.95. The fine face net sees the face thrown at
+    # 0.87-0.94, over FINE_ANOTHER_LIKELY but under FINE_ANOTHER_SEEN, or gives the face read 0.02-0.08, over
+    # FINE_OWN_UNSEEN; the crops fit the face thrown clearly and far better. With those looser bars out of reach, the
+    # throw is accepted wrong.
+    rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
+    truth = [d.label for d in rendered.dice]
+    assert thrown in truth and read_as not in truth
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    monkeypatch.setattr(face_checks, "FINE_ANOTHER_LIKELY", np.inf)
+    unchecked = read_tray(rendered.image, model, expect=2)
+    assert unchecked.status == "ok" and read_as in unchecked.faces
+
+
+def test_the_fine_check_doubts_a_sure_face_by_its_two_tiers_of_bars(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every clause of face_checks.with_fine_faces_checked on a colourful die, with the fine net's probabilities and
+    # the layouts' fits chosen: the net sure of another face (FINE_OWN_UNSEEN, FINE_ANOTHER_SEEN) doubts a face read
+    # under FINE_LAYOUT_ASKED_FROM alone, a face read surer only with the layouts' word; the net less sure
+    # (FINE_OWN_LIKELY_UNSEEN, FINE_ANOTHER_LIKELY) only with the layouts' word and never for a 1 or an X.
+    rendered = render_tray(9_933_582, D6, n_dice=2, die_colour="marbled", pip_colour="gold")
+    work = rendered.image
+    x, y, w, h = rendered.dice[0].box
+    die = LocatedDie((x, y, w, h), ((x + w / 2, y + h / 2), (float(w), float(w)), 0.0), False, 0.9)
+    crops = face_checks.cut(work, [die])
+    assert recognise.looks_marbled(crops, face_checks.FINE_CHECKED_SPREAD)[0]
+    seen: dict[str, float] = {}
+    fits: dict[int, float] = {}
+
+    class StubNet:
+        def run(self, crops: np.ndarray) -> np.ndarray:
+            logits = np.full((len(crops), len(recognise.FINE_CLASSES)), -30.0, np.float32)
+            for face, p in seen.items():
+                logits[:, recognise.FINE_CLASSES.index(face)] = np.log(p)
+            return logits
+
+    monkeypatch.setattr(face_checks, "fine_net", StubNet)
+    monkeypatch.setattr(face_checks, "pip_layout_fits", lambda crop, faces: {f: fits[f] for f in faces})
+
+    def doubted(read: str, confidence: float, net: dict[str, float], layouts: dict[int, float],
+                model: DieModel = D6) -> bool:
+        seen.clear()
+        seen.update(net)
+        fits.clear()
+        fits.update(layouts)
+        guess = FaceGuess(read, confidence, sure=True)
+        return not face_checks.with_fine_faces_checked(work, [die], crops, [guess], model)[0].sure
+
+    clear = {5: 50.0, 3: 10.0}         # the 5's layout fits clearly and far better than the 3's
+    unclear = {5: 15.0, 3: 10.0}
+    sure_of_5 = {"pips:5": 0.985, "pips:3": 0.015}
+    assert doubted("pips:3", 0.9, sure_of_5, unclear)           # read under near certain: the net's word alone
+    assert not doubted("pips:3", 0.97, sure_of_5, unclear)      # read surer: the layouts must agree
+    assert doubted("pips:3", 0.97, sure_of_5, clear)
+    likely_5 = {"pips:5": 0.87, "pips:3": 0.05, "pips:2": 0.08}
+    assert doubted("pips:3", 0.97, likely_5, clear)             # less sure: with the layouts' word only
+    assert not doubted("pips:3", 0.9, likely_5, unclear)
+    assert not doubted("pips:3", 0.9, {"pips:5": 0.84, "pips:3": 0.05, "pips:2": 0.11}, clear)
+    assert not doubted("pips:3", 0.9, {"pips:5": 0.87, "pips:3": 0.11, "pips:2": 0.02}, clear)
+    # A 1 seen less surely: the fine net's weakest word, one pip of a 2 or a swirl at a face's middle.
+    assert not doubted("pips:3", 0.9, {"pips:1": 0.87, "pips:3": 0.05, "pips:2": 0.08}, {1: 50.0, 3: 10.0})
+    assert doubted("pips:3", 0.9, {"pips:1": 0.985, "pips:3": 0.015}, {1: 0.0, 3: 10.0})
+    # An X seen less surely has no layout to agree: not doubted; seen surely, it is.
+    assert not doubted("pips:3", 0.97, {"symbol:cross": 0.87, "pips:3": 0.05, "pips:2": 0.08}, {}, EXCAPE)
+    assert doubted("pips:3", 0.97, {"symbol:cross": 0.985, "pips:3": 0.015}, {}, EXCAPE)
+    # Its own face seen: never doubted, whatever the layouts.
+    assert not doubted("pips:5", 0.6, sure_of_5, clear)
 
 
 def test_a_die_the_locator_sees_surely_is_not_looked_around(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2300,9 +2300,10 @@ def test_the_fine_nets_word_alone_doubts_a_face_read_under_near_certain(
         monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, look: dict, thrown: str, read_as: str) -> None:
     # Census throws of two marbled dice (session 60's die logs), each accepted with a face not thrown: a gold-pip 6
     # read as a 4 at 0.74, a gold-pip 5 as a 7 at 0.90, a 4 as a 2 at 0.66. The fine face net sees the face thrown at
-    # 0.99 and the face read under 0.005, but the crops fit the faces' layouts no clearer (FINE_OTHER_FIT) or the
-    # face read better (a 4's pips are a 2's too). A face read under FINE_LAYOUT_ASKED_FROM needs no layout's word:
-    # the throw is refused. With every face asking it, as before, it is accepted wrong.
+    # 0.99 and the face read under 0.005, but the crops fit the face thrown not clearly (FINE_OTHER_FIT) or not far
+    # better (FINE_OTHER_BETTER), or fit the face read better (a 4's pips are a 2's too). A face read under
+    # FINE_LAYOUT_ASKED_FROM needs no layout's word: the throw is refused. With every face asking it, as before, it is
+    # accepted wrong.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", **look)
     truth = [d.label for d in rendered.dice]
     assert thrown in truth and read_as not in truth

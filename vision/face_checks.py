@@ -510,17 +510,22 @@ def with_fine_faces_checked(work: np.ndarray, located: list[LocatedDie], crops: 
         others[own] = 0.0
         other = int(others.argmax())
         read_pips, other_pips = model_faces[own].pips, model_faces[other].pips
-        if probabilities[own] < FINE_OWN_UNSEEN and others[other] >= FINE_ANOTHER_SEEN:
-            if read_pips is None or other_pips is None or final[k].confidence < FINE_LAYOUT_ASKED_FROM:
-                doubted.add(k)      # an X read or seen, or a face read under near certain: the net's word alone
-                continue
-        elif not (probabilities[own] < FINE_OWN_LIKELY_UNSEEN and others[other] >= FINE_ANOTHER_LIKELY
-                  and faces[other] not in FINE_NOT_READ and read_pips is not None and other_pips is not None):
-            continue
-        fits = pip_layout_fits(crop, (read_pips, other_pips))
-        if fits[other_pips] >= FINE_OTHER_FIT and fits[other_pips] - fits[read_pips] >= FINE_OTHER_BETTER:
+        of_pips = read_pips is not None and other_pips is not None
+        surely_other = probabilities[own] < FINE_OWN_UNSEEN and others[other] >= FINE_ANOTHER_SEEN
+        likely_other = (probabilities[own] < FINE_OWN_LIKELY_UNSEEN and others[other] >= FINE_ANOTHER_LIKELY
+                        and faces[other] not in FINE_NOT_READ)
+        if surely_other and (not of_pips or final[k].confidence < FINE_LAYOUT_ASKED_FROM):
+            doubted.add(k)          # an X read or seen, or a face read under near certain: the net's word alone
+        elif (surely_other or likely_other) and of_pips and _fits_another_layout(crop, read_pips, other_pips):
             doubted.add(k)
     return made_unsure(final, doubted)
+
+
+def _fits_another_layout(crop: np.ndarray, read_pips: int, other_pips: int) -> bool:
+    """Whether a CENTRE_SIZE crop fits the layout of `other_pips` pips clearly (FINE_OTHER_FIT) and far better
+    (FINE_OTHER_BETTER) than that of `read_pips`."""
+    fits = pip_layout_fits(crop, (read_pips, other_pips))
+    return fits[other_pips] >= FINE_OTHER_FIT and fits[other_pips] - fits[read_pips] >= FINE_OTHER_BETTER
 
 
 # A colourful die the classifier left unsure (not seen tilted, nor as no die) is read by the fine face net alone

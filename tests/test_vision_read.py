@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -2175,6 +2176,21 @@ def test_a_seven_whose_face_fits_fewer_pips_far_better_is_unsure(monkeypatch: py
     assert unchecked.status == "ok" and unchecked.faces.count("7") == truth.count("7") + 1
 
 
+def _refused_and_accepted_wrong_without(monkeypatch: pytest.MonkeyPatch, rendered: RenderedTray, model: DieModel,
+                                        thrown: str, read_as: str,
+                                        without: Callable[[pytest.MonkeyPatch], None]) -> None:
+    """A throw of two dice holding `thrown`: refused, never silently wrong; and with a check taken out (`without`),
+    accepted with one `read_as` more than was thrown."""
+    truth = [d.label for d in rendered.dice]
+    assert thrown in truth
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "reroll"
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    without(monkeypatch)
+    unchecked = read_tray(rendered.image, model, expect=2)
+    assert unchecked.status == "ok" and unchecked.faces.count(read_as) == truth.count(read_as) + 1
+
+
 @pytest.mark.parametrize(("seed", "model", "thrown", "read_as"), [
     (9_933_582, D6, "3", "5"), (9_949_680, EXCAPE, "4", "5"), (9_948_915, EXCAPE, "2", "X")])
 def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
@@ -2186,14 +2202,7 @@ def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
     # too: they doubt the 3 and the 4 as well), the throw is accepted wrong.
     _without_the_fine_read(monkeypatch)     # (session 59: it reads some of these throws' unsure dice right)
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
-    truth = [d.label for d in rendered.dice]
-    assert thrown in truth
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "reroll"
-    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    _without_the_fine_check(monkeypatch)
-    unchecked = read_tray(rendered.image, model, expect=2)
-    assert unchecked.status == "ok" and unchecked.faces.count(read_as) == truth.count(read_as) + 1
+    _refused_and_accepted_wrong_without(monkeypatch, rendered, model, thrown, read_as, _without_the_fine_check)
 
 
 @pytest.mark.parametrize(("seed", "model"), [(9_933_005, D6), (9_948_513, EXCAPE)])
@@ -2305,14 +2314,9 @@ def test_the_fine_nets_word_alone_doubts_a_face_read_under_near_certain(
     # FINE_LAYOUT_ASKED_FROM needs no layout's word: the throw is refused. With every face asking it, as before, it is
     # accepted wrong.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", **look)
-    truth = [d.label for d in rendered.dice]
-    assert thrown in truth and read_as not in truth
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "reroll"
-    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    monkeypatch.setattr(face_checks, "FINE_LAYOUT_ASKED_FROM", 0.0)
-    unchecked = read_tray(rendered.image, model, expect=2)
-    assert unchecked.status == "ok" and read_as in unchecked.faces
+    assert read_as not in [d.label for d in rendered.dice]
+    _refused_and_accepted_wrong_without(monkeypatch, rendered, model, thrown, read_as, lambda patch: patch.setattr(
+        face_checks, "FINE_LAYOUT_ASKED_FROM", 0.0))
 
 
 @pytest.mark.parametrize(("seed", "model", "thrown", "read_as"), [
@@ -2325,14 +2329,9 @@ def test_a_face_the_fine_net_and_the_layouts_see_as_another_is_unsure(
     # FINE_OWN_UNSEEN; the crops fit the face thrown clearly and far better. With those looser bars out of reach, the
     # throw is accepted wrong.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
-    truth = [d.label for d in rendered.dice]
-    assert thrown in truth and read_as not in truth
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "reroll"
-    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    monkeypatch.setattr(face_checks, "FINE_ANOTHER_LIKELY", np.inf)
-    unchecked = read_tray(rendered.image, model, expect=2)
-    assert unchecked.status == "ok" and read_as in unchecked.faces
+    assert read_as not in [d.label for d in rendered.dice]
+    _refused_and_accepted_wrong_without(monkeypatch, rendered, model, thrown, read_as, lambda patch: patch.setattr(
+        face_checks, "FINE_ANOTHER_LIKELY", np.inf))
 
 
 def test_the_fine_check_doubts_a_sure_face_by_its_two_tiers_of_bars(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from vision import face_checks, parts, read_dice, recognise, second_looks
 from vision.bench import BLACK_ON_FELT
+from vision.blur import SOMEWHAT_ONE_SIDED
 from vision.centre_pip import FaceLayout
 from vision.dice_geometry import STACKED_SIZE_RATIO, in_square, rect_overlap
 from vision.flat import NOT_FLAT
@@ -2220,6 +2221,24 @@ def test_an_unsure_colourful_die_is_read_by_the_fine_net(monkeypatch: pytest.Mon
     assert read_tray(rendered.image, model, expect=2).status == "reroll"
 
 
+@pytest.mark.parametrize(("seed", "model", "flat"), [(881_019, D6, "2"), (883_007, EXCAPE, "7")])
+def test_a_colourful_die_seen_tilted_that_surely_lies_flat_is_read_by_the_fine_net(
+        monkeypatch: pytest.MonkeyPatch, seed: int, model: DieModel, flat: str) -> None:
+    # Throws of two gold-pip marbled dice (training seeds): the face nets see one die's swirls as a side and call it
+    # tilted, while the lying-flat check is sure it lies flat (under LYING_FLAT); the fine face net sees the face
+    # thrown at 0.97-0.99 (face_checks.with_colourful_faces_read_finely). The throw is accepted, read right; before,
+    # it was re-rolled for a cocked die.
+    rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
+    truth = [d.label for d in rendered.dice]
+    assert flat in truth
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "ok" and sorted(reading.faces) == sorted(truth)
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    monkeypatch.setattr(face_checks, "LYING_FLAT", 0.0)
+    refused = read_tray(rendered.image, model, expect=2)
+    assert refused.status == "reroll" and [d.reason for d in refused.dice if not d.sure] == ["cocked"]
+
+
 def test_a_die_a_hand_hides_in_part_is_not_read_by_the_fine_net(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tuning tray 3,004,117 of the "hand" set: a finger over a white 5's middle pip. The colours spread (skin over a
     # white die) and the fine net sees the four corners left as a 4 at 0.96; but the locator sees the die at 0.37
@@ -2258,11 +2277,13 @@ def test_the_fine_read_takes_only_a_colourful_unsure_die_seen_surely_as_a_face_o
         return LocatedDie(box, ((x + w / 2, y + h / 2), (float(w), float(w)), 0.0), False, probability, faint)
 
     def read(image: np.ndarray, box: tuple[int, int, int, int], face: str, guess: FaceGuess, model: DieModel = D6,
-             faint: bool = False, foreign: str | None = None, probability: float = 0.9) -> FaceGuess:
+             faint: bool = False, foreign: str | None = None, probability: float = 0.9, still: bool = False
+             ) -> FaceGuess:
         seen[:] = [face]
         die = die_at(image, box, faint, probability)
         crops = face_checks.cut(image, [die])
-        return face_checks.with_colourful_faces_read_finely(image, [die], crops, [guess], [foreign], model)[0]
+        return face_checks.with_colourful_faces_read_finely(image, [die], crops, [guess], [foreign],
+                                                            np.array([still]), model)[0]
 
     box = rendered.dice[0].box
     unsure = FaceGuess("pips:4", 0.55, sure=False)
@@ -2275,7 +2296,11 @@ def test_the_fine_read_takes_only_a_colourful_unsure_die_seen_surely_as_a_face_o
     assert read(work, box, "pips:4", unsure, probability=0.45) == unsure  # seen faintly: hidden in part, or cut
     assert read(work, box, "pips:4", unsure, foreign="pips:7") == unsure
     tilted = FaceGuess("pips:4", 0.4, sure=False, tilted=True)
-    assert read(work, box, "pips:4", tilted) == tilted                  # seen cocked: never sure
+    assert read(work, box, "pips:4", tilted) == tilted                  # seen cocked: never sure ...
+    # ... but for a die that surely lies still (face_checks.lying_still): a gold-pip die's swirls look like a side.
+    assert read(work, box, "pips:6", tilted, still=True) == FaceGuess("pips:6", pytest.approx(1.0), sure=True)
+    assert read(work, box, "pips:1", tilted, still=True) == tilted
+    assert read(work, box, "pips:4", unsure, still=True).sure           # lying still or not, an unsure die is read
     nothing = FaceGuess(None, 0.9, sure=False)
     assert read(work, box, "pips:4", nothing) == nothing                # no die
     sure = FaceGuess("pips:5", 0.8, sure=True)
@@ -2284,6 +2309,17 @@ def test_the_fine_read_takes_only_a_colourful_unsure_die_seen_surely_as_a_face_o
     grey = cv2.cvtColor(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     assert not recognise.looks_marbled(face_checks.cut(grey, [die_at(grey, box)]), face_checks.FINE_READ_SPREAD)[0]
     assert read(grey, box, "pips:4", unsure) == unsure
+
+
+def test_a_die_lies_still_when_the_lying_flat_check_is_sure_and_its_edges_run_every_way() -> None:
+    # face_checks.lying_still: the face nets' "tilted" is not believed of a colourful die flat to the lying-flat
+    # check (under LYING_FLAT) unless its edges are somewhat one-sided (vision.blur.SOMEWHAT_ONE_SIDED): a die smeared
+    # by motion looks tilted too, and the lying-flat check does not look for a smear (a gold-pip blurred hazard die,
+    # its isotropy 0.43, was read sure so and its tray accepted).
+    flat, one_sided = face_checks.LYING_FLAT, SOMEWHAT_ONE_SIDED
+    leaning = np.array([flat / 2, flat / 2, flat, flat / 2, 0.5])
+    isotropy = np.array([one_sided, 0.9, 0.9, one_sided - 0.01, 0.9])
+    assert face_checks.lying_still(leaning, isotropy).tolist() == [True, True, False, False, False]
 
 
 def test_the_fine_nets_word_against_a_face_of_pips_needs_the_layout_too(test_data: Path,

@@ -15,6 +15,7 @@ from vision.face_checks import (
     doubted_ones,
     doubted_parts,
     judged_lying_flat,
+    lying_still,
     made_unsure,
     with_colourful_faces_read_finely,
     with_faces_cross_checked,
@@ -215,7 +216,8 @@ def read_dice(work: np.ndarray, located: list[LocatedDie], model: DieModel,
     if not model.taught:
         compared = [*located_kept, *(beside or [])]
         judged = judged_lying_flat(first_kept, final, leaning, crops_kept, wide, model, net, lying_flat, sure_from)
-        judged = with_colourful_faces_read_finely(work, located_kept, crops_kept, judged, foreign, model)
+        judged = with_colourful_faces_read_finely(work, located_kept, crops_kept, judged, foreign,
+                                                  lying_still(leaning, isotropy), model)
         final = doubted_ones(work, compared, judged, model, net)
         final = doubted_parts(work, compared, final, model, net)
         final = made_unsure(final, {k for k, guess in enumerate(final) if guess.sure and

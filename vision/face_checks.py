@@ -593,7 +593,7 @@ def with_colourful_faces_read_finely(work: np.ndarray, located: list[LocatedDie]
 # Session 61: a colourful die the face nets call tilted is read by the fine net too when it surely lies still
 # (lying_still): the 28 px nets take a gold-pip die's swirls for a side seen in perspective. On die logs of the reader
 # before (gold-pip d6 throws, training seeds 881,000-882,499, and Excape, 883,000-884,499), 81 and 50 dice were
-# re-rolled as cocked, 38 and 18 of those by the face nets' "tilted" with no lean the lying-flat check saw; of the
+# re-rolled as cocked, 76 and 33 of those by the face nets' "tilted" with no lean the lying-flat check saw; of the
 # dice called tilted that the check put under LYING_FLAT and the fine read's other bars let through, the fine net saw
 # 39 and 15 at FINE_READ_SURE as a face but a 1, every one the face thrown. Under LIKELY_FLAT instead it read 13 and 9
 # more, all right too, but on 800 gold-pip trays with a cocked die (885,000+) it read one cocked die (0.044). And a

@@ -2206,6 +2206,20 @@ def test_a_colourful_die_the_fine_net_sees_as_another_face_is_unsure(
     _refused_and_accepted_wrong_without(monkeypatch, rendered, model, thrown, read_as, _without_the_fine_check)
 
 
+def _accepted_right_and_refused_without(monkeypatch: pytest.MonkeyPatch, rendered: RenderedTray, model: DieModel,
+                                        without: Callable[[pytest.MonkeyPatch], None]) -> TrayReading:
+    """A throw of two dice: accepted with the faces thrown, never silently wrong; and with a rule taken out
+    (`without`), refused: that reading, for the reasons it gives."""
+    truth = [d.label for d in rendered.dice]
+    reading = read_tray(rendered.image, model, expect=2)
+    assert reading.status == "ok" and sorted(reading.faces) == sorted(truth)
+    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
+    without(monkeypatch)
+    refused = read_tray(rendered.image, model, expect=2)
+    assert refused.status == "reroll"
+    return refused
+
+
 @pytest.mark.parametrize(("seed", "model"), [(9_933_005, D6), (9_948_513, EXCAPE)])
 def test_an_unsure_colourful_die_is_read_by_the_fine_net(monkeypatch: pytest.MonkeyPatch, seed: int,
                                                          model: DieModel) -> None:
@@ -2213,12 +2227,7 @@ def test_an_unsure_colourful_die_is_read_by_the_fine_net(monkeypatch: pytest.Mon
     # which the fine face net, reading it at 64 px, sees as the face thrown at 0.9 or more
     # (face_checks.with_colourful_faces_read_finely). The throw is accepted, read right; before, it was re-rolled.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
-    truth = [d.label for d in rendered.dice]
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "ok" and sorted(reading.faces) == sorted(truth)
-    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    _without_the_fine_read(monkeypatch)
-    assert read_tray(rendered.image, model, expect=2).status == "reroll"
+    _accepted_right_and_refused_without(monkeypatch, rendered, model, _without_the_fine_read)
 
 
 @pytest.mark.parametrize(("seed", "model", "flat"), [(881_019, D6, "2"), (883_007, EXCAPE, "7")])
@@ -2229,14 +2238,10 @@ def test_a_colourful_die_seen_tilted_that_surely_lies_flat_is_read_by_the_fine_n
     # thrown at 0.97-0.99 (face_checks.with_colourful_faces_read_finely). The throw is accepted, read right; before,
     # it was re-rolled for a cocked die.
     rendered = render_tray(seed, model, n_dice=2, die_colour="marbled", pip_colour="gold")
-    truth = [d.label for d in rendered.dice]
-    assert flat in truth
-    reading = read_tray(rendered.image, model, expect=2)
-    assert reading.status == "ok" and sorted(reading.faces) == sorted(truth)
-    _never_silently_wrong(reading, truth, [d.box for d in rendered.dice])
-    monkeypatch.setattr(face_checks, "LYING_FLAT", 0.0)
-    refused = read_tray(rendered.image, model, expect=2)
-    assert refused.status == "reroll" and [d.reason for d in refused.dice if not d.sure] == ["cocked"]
+    assert flat in [d.label for d in rendered.dice]
+    refused = _accepted_right_and_refused_without(monkeypatch, rendered, model, lambda patch: patch.setattr(
+        face_checks, "LYING_FLAT", 0.0))
+    assert [d.reason for d in refused.dice if not d.sure] == ["cocked"]
 
 
 def test_a_die_a_hand_hides_in_part_is_not_read_by_the_fine_net(monkeypatch: pytest.MonkeyPatch) -> None:

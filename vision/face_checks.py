@@ -529,33 +529,33 @@ def _fits_another_layout(crop: np.ndarray, read_pips: int, other_pips: int) -> b
     return fits[other_pips] >= FINE_OTHER_FIT and fits[other_pips] - fits[read_pips] >= FINE_OTHER_BETTER
 
 
-# A colourful die the classifier left unsure (not seen tilted, nor as no die) is read by the fine face net alone
-# (vision.recognise.fine_net, at CENTRE_SIZE: its own pixels, where the 28 px crop shrinks gold pips and swirls alike)
-# and takes the face it sees at FINE_READ_SURE or more among all its classes, when that face is one of the model's
-# and not a 1: one pip of a die boxed alone shows a 1 (doubted_ones). It is read so before the checks that doubt a
-# sure face (doubted_ones, doubted_parts, the middle pips, the cross-check and the fine check itself), which judge it
-# as any other. Its crop's colours must spread FINE_READ_SPREAD or more (looks_marbled's measure): the fine net
-# learned the reader's crops of rendered marbled, gold-pip, plain and felt dice and the train split's photos, and
-# reads real dice less well (95% of the validation photos' dice right). Not for a faint spot (vision.locate: one the
-# locator hardly sees counts as a die only when read surely), nor for a die whose first look sees a face of other
-# dice (foreign_faces: a 7 or an X thrown in a d6 game is told as unlike the game's dice). And only for a die the
-# locator sees at FINE_READ_SEEN or more: one partly hidden or cut off is seen faintly, and the fine net, which learned
-# no such dice, reads what is left of its face as a face. On the tuning battery, a finger lay over a white 5's middle
-# pip (hand tray 3,004,117, the die seen at 0.37): the four corners left were read as a sure 4, and the tray accepted;
-# a 7 cut by the frame's edge (seen at 0.23) as a 6. On the gold-pip throws of the ranges below (500 a kind), boxes
-# on no die were read at 0.42 and 0.50, and the dice read right were seen at 0.46 or more (99 in 100), 0.54 (95).
+# A colourful die the classifier left unsure (not seen tilted unless it surely lies still, lying_still; nor as no die)
+# is read by the fine face net alone (vision.recognise.fine_net, at CENTRE_SIZE: its own pixels, where the 28 px crop
+# shrinks gold pips and swirls alike) and takes the face it sees at FINE_READ_SURE or more among all its classes, when
+# that face is one of the model's and not a 1: one pip of a die boxed alone shows a 1 (doubted_ones). It is read so
+# before the checks that doubt a sure face (doubted_ones, doubted_parts, the middle pips, the cross-check and the fine
+# check itself), which judge it as any other. Its crop's colours must spread FINE_READ_SPREAD or more (looks_marbled's
+# measure): the fine net learned the reader's crops of rendered marbled, gold-pip, plain and felt dice and the train
+# split's photos, and reads real dice less well (95% of the validation photos' dice right). Not for a faint spot
+# (vision.locate: one the locator hardly sees counts as a die only when read surely), nor for a die whose first look
+# sees a face of other dice (foreign_faces: a 7 or an X thrown in a d6 game is told as unlike the game's dice). And only
+# for a die the locator sees at FINE_READ_SEEN or more: one partly hidden or cut off is seen faintly, and the fine net,
+# which learned no such dice, reads what is left of its face as a face. On the tuning battery, a finger lay over a white
+# 5's middle pip (hand tray 3,004,117, the die seen at 0.37): the four corners left were read as a sure 4, and the tray
+# accepted; a 7 cut by the frame's edge (seen at 0.23) as a 6. On the gold-pip throws of the ranges below (500 a kind),
+# boxes on no die were read at 0.42 and 0.50, and the dice read right were seen at 0.46 or more (99 in 100), 0.54 (95).
 # Chosen on session 57's and 58's die logs of the reader (vision.training.die_log: gold-pip d6 9,933,000+, gold-pip
-# Excape 9,948,500+, marbled, plain and felt throws; the fine net learned none of them), the dice left unclear: of
-# those whose colours spread 5 or more, the fine net saw 1,210 at 0.9 or more, 1,206 of them as their face; the four
-# it saw wrong were all 1s, single pips of a 2 or a 3 (FINE_NOT_READ). Then on the reader itself, census throws of
-# gold-pip dice there (1,000 a kind): d6 1,699 -> 1,829 of 2,000 dice read right, 732 -> 838 throws accepted, the
-# same 3 accepted with a face not thrown; Excape 1,649 -> 1,824, 3 -> 1 accepted wrong. Judged on a census no bar was
-# chosen on (34,000,000+, 1,500 throws a kind; vision/training/README.md, session 59): 462 dice unsure before read
-# right and 5 found that were missed, none read otherwise, 408 throws more accepted and none fewer; gold-pip d6 84.9%
-# -> 90.9% of the dice read right, 1,085 -> 1,244 throws accepted; gold-pip Excape 81.9% -> 90.9%, 1,018 -> 1,248;
-# marbled d6 and Excape 1,465 -> 1,475 and 1,464 -> 1,470; felt bit for bit. No die read wrong that was not before,
-# but a gold-pip d6 throw whose 3, read as a sure 6 either way, had been refused for its other die, unclear, is
-# accepted now (4 -> 5 accepted wrong; Excape 4 -> 3, a 5 read as a 6 now read right).
+# Excape 9,948,500+, marbled, plain and felt throws; the fine net learned none of them), the dice left unclear: of those
+# whose colours spread 5 or more, the fine net saw 1,210 at 0.9 or more, 1,206 of them as their face; the four it saw
+# wrong were all 1s, single pips of a 2 or a 3 (FINE_NOT_READ). Then on the reader itself, census throws of gold-pip
+# dice there (1,000 a kind): d6 1,699 -> 1,829 of 2,000 dice read right, 732 -> 838 throws accepted, the same 3 accepted
+# with a face not thrown; Excape 1,649 -> 1,824, 3 -> 1 accepted wrong. Judged on a census no bar was chosen on
+# (34,000,000+, 1,500 throws a kind; vision/training/README.md, session 59): 462 dice unsure before read right and 5
+# found that were missed, none read otherwise, 408 throws more accepted and none fewer; gold-pip d6 84.9% -> 90.9% of
+# the dice read right, 1,085 -> 1,244 throws accepted; gold-pip Excape 81.9% -> 90.9%, 1,018 -> 1,248; marbled d6 and
+# Excape 1,465 -> 1,475 and 1,464 -> 1,470; felt bit for bit. No die read wrong that was not before, but a gold-pip d6
+# throw whose 3, read as a sure 6 either way, had been refused for its other die, unclear, is accepted now (4 -> 5
+# accepted wrong; Excape 4 -> 3, a 5 read as a 6 now read right).
 FINE_READ_SPREAD = 5.0
 FINE_READ_SURE = 0.9
 FINE_NOT_READ = frozenset({"pips:1"})
@@ -593,22 +593,22 @@ def with_colourful_faces_read_finely(work: np.ndarray, located: list[LocatedDie]
 # Session 61: a colourful die the face nets call tilted is read by the fine net too when it surely lies still
 # (lying_still): the 28 px nets take a gold-pip die's swirls for a side seen in perspective. On die logs of the reader
 # before (gold-pip d6 throws, training seeds 881,000-882,499, and Excape, 883,000-884,499), 81 and 50 dice were
-# re-rolled as cocked, 76 and 33 of those by the face nets' "tilted" with no lean the lying-flat check saw; of the
-# dice called tilted that the check put under LYING_FLAT and the fine read's other bars let through, the fine net saw
-# 39 and 15 at FINE_READ_SURE as a face but a 1, every one the face thrown. Under LIKELY_FLAT instead it read 13 and 9
-# more, all right too, but on 800 gold-pip trays with a cocked die (885,000+) it read one cocked die (0.044). And a
-# die smeared by motion looks tilted to the face nets, while the check, which looks for a lean, may find it flat: on
-# blurred gold-pip trays (887,000+, and fresh 36,040,000+) such dice were read so, one tray accepted; their edges ran
-# one way (isotropy 0.08-0.43, where the flat dice read had 0.34 or more), hence the bar of SOMEWHAT_ONE_SIDED (it
-# leaves ~15% of the flat dice as before). Judged on a census no bar was chosen on (35,600,000+, 3,000 throws a kind,
-# against session 60's reader): 139 dice unsure and 4 missed before read right, none read otherwise, 131 throws more
-# accepted (gold-pip d6 5,460 -> 5,557 of 6,000 dice right, gold-pip Excape 5,339 -> 5,380), the throws accepted with
-# a face not thrown as before. Fresh hazard trays of marbled and gold-pip dice (36,200,000+, 300 a hazard and look):
-# no cocked or cut tray more accepted; one blurred tray more, its smeared 6 (isotropy 0.61) read right; one hand tray
-# more accepted with a face not thrown (a die under the fingers read as a 1 before as now: the tray was refused for
-# another die, called tilted); 2 more dice of stacked pairs read sure and wrong, each such tray refused. On 4,000 more
-# (blurred and hand trays, 36,400,000+, 1,000 a hazard and look): 69 dice more read right, 11 hand trays more
-# accepted, none with a face not thrown, no blurred tray more accepted.
+# re-rolled as cocked, 76 and 33 of those by the face nets' "tilted" with no lean the lying-flat check saw; of the dice
+# called tilted that the check put under LYING_FLAT and the fine read's other bars let through, the fine net saw 39 and
+# 15 at FINE_READ_SURE as a face but a 1, every one the face thrown. Under LIKELY_FLAT instead it read 13 and 9 more,
+# all right too, but on 800 gold-pip trays with a cocked die (885,000+) it would read one cocked die (0.044). And a die
+# smeared by motion looks tilted to the face nets, while the check, which looks for a lean, may find it flat: on blurred
+# gold-pip trays (887,000+, and fresh 36,040,000+) such dice were read so, one tray accepted; their edges ran one way
+# (isotropy 0.08-0.43, where the flat dice read had 0.34 or more), hence the bar of SOMEWHAT_ONE_SIDED (it leaves ~15%
+# of the flat dice as before). Judged on a census no bar was chosen on (35,600,000+, 3,000 throws a kind, against
+# session 60's reader): 139 dice unsure and 4 missed before read right, none read otherwise, 131 throws more accepted
+# (gold-pip d6 5,460 -> 5,557 of 6,000 dice right, gold-pip Excape 5,339 -> 5,380), the throws accepted with a face not
+# thrown as before. Fresh hazard trays of marbled and gold-pip dice (36,200,000+, 300 a hazard and look): no cocked or
+# cut tray more accepted; one blurred tray more, its smeared 6 (isotropy 0.61) read right; one hand tray more accepted
+# with a face not thrown (a die under the fingers read as a 1 before as now: the tray was refused for another die,
+# called tilted); 2 more dice of stacked pairs read sure and wrong, each such tray refused. On 4,000 more (blurred and
+# hand trays, 36,400,000+, 1,000 a hazard and look): 69 dice more read right, 11 hand trays more accepted, none with a
+# face not thrown, no blurred tray more accepted.
 def lying_still(leaning: np.ndarray, isotropy: np.ndarray) -> np.ndarray:
     """(N,) bool: whether each die surely lies still, flat and not moving, so that the face nets' "tilted" is not
     believed of it when it is colourful (with_colourful_faces_read_finely): the lying-flat check is sure it lies flat
